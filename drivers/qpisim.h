@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* qpisim kernel glue shared by the PCI and debugfs halves. */
+#ifndef _QPISIM_H
+#define _QPISIM_H
+
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+
+#include "qpisim_model.h"
+
+struct qpisim {
+	/*
+	 * Config cycles reach us with interrupts off and no PCI lock held
+	 * (x86 selects PCI_LOCKLESS_CONFIG), so the model has its own raw
+	 * lock; every model call runs under it.
+	 */
+	raw_spinlock_t lock;
+	/* Serialises hot removal and rescans requested through debugfs. */
+	struct mutex hp_lock;
+	struct qsim model;
+	struct pci_sysdata sysdata[QSIM_MAX_SOCKETS];
+	struct resource busn[QSIM_MAX_SOCKETS];
+	struct pci_bus *bus[QSIM_MAX_SOCKETS];
+	struct dentry *debugfs;
+};
+
+int qpisim_debugfs_init(struct qpisim *qs);
+void qpisim_debugfs_exit(struct qpisim *qs);
+int qpisim_set_present(struct qpisim *qs, struct qsim_fn *fn, bool present);
+
+#endif /* _QPISIM_H */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpisim debugfs: traffic injection, observability and fault knobs.
+ * The layout and command language are documented in Documentation/qpisim.rst;
+ * tests depend on it, so treat it as an ABI.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "qpisim.h"
+
+#define QPISIM_INJECT_MAX	4096
+
+static struct qpisim *qs_of(struct qsim_fn *fn)
+{
+	return container_of(fn->sock->sim, struct qpisim, model);
+}
+
+static struct qpisim *qs_of_sock(struct qsim_socket *sock)
+{
+	return container_of(sock->sim, struct qpisim, model);
+}
+
+/* ---- inject ---- */
+
+static ssize_t inject_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct qpisim *qs = file->private_data;
+	char err[QSIM_ERR_LEN];
+	unsigned long flags;
+	char *buf, *line, *next;
+	int ret = 0;
+
+	if (count >= QPISIM_INJECT_MAX)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+
+	/* One command per line; stop at the first that fails. */
+	for (next = buf; (line = strsep(&next, "\n")) != NULL;) {
+		if (!*strim(line))
+			continue;
+		raw_spin_lock_irqsave(&qs->lock, flags);
+		ret = qsim_exec(&qs->model, line, err, sizeof(err));
+		raw_spin_unlock_irqrestore(&qs->lock, flags);
+		if (ret) {
+			pr_warn_ratelimited("inject: %s\n", err);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static const struct file_operations inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = inject_write,
+	.llseek = no_llseek,
+};
+
+/* ---- log of config writes ---- */
+
+static int log_show(struct seq_file *m, void *unused)
+{
+	struct qpisim *qs = m->private;
+	struct qsim_log_entry *snap;
+	unsigned long flags;
+	u64 first, seq, end;
+
+	snap = kvmalloc_array(QSIM_LOG_SIZE, sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	memcpy(snap, qs->model.log, sizeof(qs->model.log));
+	end = qs->model.log_seq;
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+
+	first = end > QSIM_LOG_SIZE ? end - QSIM_LOG_SIZE : 0;
+	for (seq = first; seq < end; seq++) {
+		struct qsim_log_entry *e = &snap[seq % QSIM_LOG_SIZE];
+
+		seq_printf(m, "%llu socket=%u %02x:%02x.%u where=0x%03x size=%u val=0x%08x\n",
+			   e->seq, e->socket, e->bus, PCI_SLOT(e->devfn),
+			   PCI_FUNC(e->devfn), e->where, e->size, e->val);
+	}
+	kvfree(snap);
+	return 0;
+}
+
+static int log_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, log_show, inode->i_private);
+}
+
+/* Any write clears the log. */
+static ssize_t log_write(struct file *file, const char __user *ubuf,
+			 size_t count, loff_t *ppos)
+{
+	struct qpisim *qs = ((struct seq_file *)file->private_data)->private;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qsim_log_clear(&qs->model);
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return count;
+}
+
+static const struct file_operations log_fops = {
+	.owner = THIS_MODULE,
+	.open = log_open,
+	.read = seq_read,
+	.write = log_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* ---- per-socket knobs ---- */
+
+static int sock_ubox_status_get(void *data, u64 *val)
+{
+	struct qsim_socket *sock = data;
+
+	*val = READ_ONCE(sock->ubox_ov);
+	return 0;
+}
+
+/* Write-one-to-clear, like U_MSR_PMON_GLOBAL_STATUS. */
+static int sock_ubox_status_set(void *data, u64 val)
+{
+	struct qsim_socket *sock = data;
+	struct qpisim *qs = qs_of_sock(sock);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	sock->ubox_ov &= ~val;
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sock_ubox_status_fops, sock_ubox_status_get,
+			 sock_ubox_status_set, "0x%llx\n");
+
+/* ---- per-function statistics and faults ---- */
+
+static int fn_present_get(void *data, u64 *val)
+{
+	struct qsim_fn *fn = data;
+
+	*val = READ_ONCE(fn->present);
+	return 0;
+}
+
+static int fn_present_set(void *data, u64 val)
+{
+	struct qsim_fn *fn = data;
+
+	if (val > 1)
+		return -EINVAL;
+	return qpisim_set_present(qs_of(fn), fn, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(fn_present_fops, fn_present_get, fn_present_set,
+			 "%llu\n");
+
+/* Register state as key=value lines, for tests and for people. */
+static int regs_show(struct seq_file *m, void *unused)
+{
+	struct qsim_fn *fn = m->private;
+	struct qpisim *qs = qs_of(fn);
+	struct qsim_socket *sock = fn->sock;
+	struct qsim_box box;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	if (fn->box)
+		box = *fn->box;
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+
+	seq_printf(m, "device=%04x:%04x\nlocation=0000:%02x:%02x.%u\n",
+		   QPI_PCI_VENDOR_INTEL, fn->device, sock->bus,
+		   PCI_SLOT(fn->devfn), PCI_FUNC(fn->devfn));
+	switch (fn->kind) {
+	case QSIM_FN_UBOX:
+		seq_printf(m, "node_id=%u\ngidnidmap=0x%06x\n", sock->node_id,
+			   sock->gidnidmap);
+		break;
+	case QSIM_FN_QPI_MISC:
+		seq_printf(m, "qpi_rate=%u\n", sock->sim->qpi_rate);
+		break;
+	case QSIM_FN_QPI_MM:
+		seq_printf(m, "match0=0x%08x\nmatch1=0x%08x\nmask0=0x%08x\nmask1=0x%08x\n",
+			   box.match[0], box.match[1], box.mask[0],
+			   box.mask[1]);
+		break;
+	case QSIM_FN_QPI_PMON:
+	case QSIM_FN_R3QPI:
+		seq_printf(m, "width=%u\nfrz=%d\nfrz_en=%d\nstatus=0x%x\noverflows=%llu\n",
+			   box.desc->width, box.frz, box.frz_en, box.status,
+			   box.overflows);
+		for (i = 0; i < box.desc->nr_ctrs; i++)
+			seq_printf(m, "ctl%u=0x%08x\nctr%u=0x%012llx\n", i,
+				   box.ctl[i], i, box.ctr[i]);
+		break;
+	case QSIM_FN_FILLER:
+		break;
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(regs);
+
+static void fn_dir_name(const struct qsim_fn *fn, char *buf, size_t len)
+{
+	switch (fn->kind) {
+	case QSIM_FN_UBOX:
+		snprintf(buf, len, "ubox");
+		break;
+	case QSIM_FN_QPI_MISC:
+		snprintf(buf, len, "qpi%u_misc", fn->idx);
+		break;
+	case QSIM_FN_QPI_PMON:
+		snprintf(buf, len, "qpi%u", fn->idx);
+		break;
+	case QSIM_FN_QPI_MM:
+		snprintf(buf, len, "qpi%u_mm", fn->idx);
+		break;
+	case QSIM_FN_R3QPI:
+		snprintf(buf, len, "r3qpi%u", fn->idx);
+		break;
+	case QSIM_FN_FILLER:
+		snprintf(buf, len, "fn%02x.%u", PCI_SLOT(fn->devfn),
+			 PCI_FUNC(fn->devfn));
+		break;
+	}
+}
+
+static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
+{
+	struct dentry *dir;
+	char name[16];
+
+	fn_dir_name(fn, name, sizeof(name));
+	dir = debugfs_create_dir(name, parent);
+	debugfs_create_file("regs", 0444, dir, fn, &regs_fops);
+	/*
+	 * Plain u64 and bool files: tests reset the statistics by writing 0
+	 * while the function is idle, and a bool flips atomically.
+	 */
+	debugfs_create_u64("reads", 0644, dir, &fn->reads);
+	debugfs_create_u64("writes", 0644, dir, &fn->writes);
+	debugfs_create_u64("rsvd_writes", 0644, dir, &fn->rsvd_writes);
+	debugfs_create_u64("undef_writes", 0644, dir, &fn->undef_writes);
+	debugfs_create_bool("all_ones", 0644, dir, &fn->all_ones);
+	debugfs_create_file_unsafe("present", 0644, dir, fn, &fn_present_fops);
+}
+
+static int platform_show(struct seq_file *m, void *unused)
+{
+	struct qpisim *qs = m->private;
+
+	seq_printf(m, "%s\n", qs->model.plat->name);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(platform);
+
+int qpisim_debugfs_init(struct qpisim *qs)
+{
+	struct dentry *root;
+	unsigned int s, i;
+
+	root = debugfs_create_dir("qpisim", NULL);
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	qs->debugfs = root;
+
+	debugfs_create_file("platform", 0444, root, qs, &platform_fops);
+	debugfs_create_file("inject", 0200, root, qs, &inject_fops);
+	debugfs_create_file("log", 0644, root, qs, &log_fops);
+	debugfs_create_u32("fast_count", 0644, root, &qs->model.fast_count);
+
+	for (s = 0; s < qs->model.nr_sockets; s++) {
+		struct qsim_socket *sock = &qs->model.sock[s];
+		struct dentry *dir;
+		char name[16];
+
+		snprintf(name, sizeof(name), "socket%u", s);
+		dir = debugfs_create_dir(name, root);
+		debugfs_create_x8("bus", 0444, dir, &sock->bus);
+		debugfs_create_u8("node_id", 0444, dir, &sock->node_id);
+		debugfs_create_bool("freeze", 0644, dir, &sock->freeze);
+		debugfs_create_bool("freeze_on_ov", 0644, dir,
+				    &sock->freeze_on_ov);
+		debugfs_create_file_unsafe("ubox_status", 0644, dir, sock,
+					   &sock_ubox_status_fops);
+		for (i = 0; i < sock->nr_fns; i++)
+			qpisim_debugfs_fn(dir, &sock->fns[i]);
+	}
+	return 0;
+}
+
+void qpisim_debugfs_exit(struct qpisim *qs)
+{
+	debugfs_remove_recursive(qs->debugfs);
+}

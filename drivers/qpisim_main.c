@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpisim: simulated Intel Xeon uncore QPI/R3QPI PMON PCI functions.
+ *
+ * Creates one PCI root bus per simulated socket, on the bus numbers real
+ * parts use, and answers config cycles from the model in qpisim_model.c.
+ * Drivers bind to these functions exactly as they would to silicon; tests
+ * drive traffic and faults through debugfs (Documentation/qpisim.rst).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+
+#include "qpisim.h"
+
+static char *platform = "snbep";
+module_param(platform, charp, 0444);
+MODULE_PARM_DESC(platform, "Uncore to model: snbep, ivbep, hswep or bdx");
+
+static uint sockets;
+module_param(sockets, uint, 0444);
+MODULE_PARM_DESC(sockets, "Sockets to model, 1-8 (default: the number of packages)");
+
+static uint qpi_ports = 2;
+module_param(qpi_ports, uint, 0444);
+MODULE_PARM_DESC(qpi_ports, "QPI ports per socket (default 2)");
+
+static uint r3qpi_links = 2;
+module_param(r3qpi_links, uint, 0444);
+MODULE_PARM_DESC(r3qpi_links, "R3QPI links per socket (default 2)");
+
+static uint buses[QSIM_MAX_SOCKETS];
+static int nr_buses;
+module_param_array(buses, uint, &nr_buses, 0444);
+MODULE_PARM_DESC(buses, "Bus number of each socket (default 0x7f,0xff for two sockets)");
+
+static uint node_ids[QSIM_MAX_SOCKETS];
+static int nr_node_ids_set;
+module_param_array(node_ids, uint, &nr_node_ids_set, 0444);
+MODULE_PARM_DESC(node_ids, "UBox node id of each socket (default: the socket number)");
+
+static uint qpi_rate = 5;
+module_param(qpi_rate, uint, 0444);
+MODULE_PARM_DESC(qpi_rate, "QPI_RATE_STATUS code, 2-7 = 5.6-9.6 GT/s (default 5: 8.0 GT/s)");
+
+static struct qpisim *qpisim;
+
+static struct qsim_fn *qpisim_fn(struct pci_bus *bus, unsigned int devfn)
+{
+	return qsim_find_fn(&qpisim->model, bus->number, devfn);
+}
+
+static int qpisim_read(struct pci_bus *bus, unsigned int devfn, int where,
+		       int size, u32 *val)
+{
+	struct qsim_fn *fn;
+	unsigned long flags;
+
+	if (where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE)
+		return PCIBIOS_BAD_REGISTER_NUMBER;
+
+	raw_spin_lock_irqsave(&qpisim->lock, flags);
+	fn = qpisim_fn(bus, devfn);
+	if (fn)
+		*val = qsim_cfg_read(fn, where, size);
+	raw_spin_unlock_irqrestore(&qpisim->lock, flags);
+
+	if (!fn) {
+		PCI_SET_ERROR_RESPONSE(val);
+		return PCIBIOS_DEVICE_NOT_FOUND;
+	}
+	return PCIBIOS_SUCCESSFUL;
+}
+
+static int qpisim_write(struct pci_bus *bus, unsigned int devfn, int where,
+			int size, u32 val)
+{
+	struct qsim_fn *fn;
+	unsigned long flags;
+
+	if (where < 0 || where + size > PCI_CFG_SPACE_EXP_SIZE)
+		return PCIBIOS_BAD_REGISTER_NUMBER;
+
+	raw_spin_lock_irqsave(&qpisim->lock, flags);
+	fn = qpisim_fn(bus, devfn);
+	if (fn)
+		qsim_cfg_write(fn, where, size, val);
+	raw_spin_unlock_irqrestore(&qpisim->lock, flags);
+
+	return fn ? PCIBIOS_SUCCESSFUL : PCIBIOS_DEVICE_NOT_FOUND;
+}
+
+static struct pci_ops qpisim_pci_ops = {
+	.read = qpisim_read,
+	.write = qpisim_write,
+};
+
+/*
+ * Hot removal goes through the PCI core, so a bound driver sees its remove()
+ * callback exactly as on a surprise removal of real hardware; the function
+ * only stops answering config cycles once the core is done with it.
+ */
+int qpisim_set_present(struct qpisim *qs, struct qsim_fn *fn, bool present)
+{
+	struct pci_bus *bus = qs->bus[fn->sock->id];
+	struct pci_dev *pdev;
+	unsigned long flags;
+
+	mutex_lock(&qs->hp_lock);
+	if (fn->present == present)
+		goto out;
+	if (present) {
+		raw_spin_lock_irqsave(&qs->lock, flags);
+		fn->present = true;
+		raw_spin_unlock_irqrestore(&qs->lock, flags);
+		pci_lock_rescan_remove();
+		pci_rescan_bus(bus);
+		pci_unlock_rescan_remove();
+		goto out;
+	}
+	pdev = pci_get_slot(bus, fn->devfn);
+	if (pdev) {
+		pci_stop_and_remove_bus_device_locked(pdev);
+		pci_dev_put(pdev);
+	}
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	fn->present = false;
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+out:
+	mutex_unlock(&qs->hp_lock);
+	return 0;
+}
+
+static int qpisim_add_bus(struct qpisim *qs, unsigned int s)
+{
+	struct qsim_socket *sock = &qs->model.sock[s];
+	struct resource *busn = &qs->busn[s];
+	struct pci_bus *bus;
+	LIST_HEAD(resources);
+
+	busn->name = "qpisim";
+	busn->start = sock->bus;
+	busn->end = sock->bus;
+	busn->flags = IORESOURCE_BUS;
+	pci_add_resource(&resources, busn);
+
+	qs->sysdata[s].domain = 0;
+	qs->sysdata[s].node = NUMA_NO_NODE;
+
+	pci_lock_rescan_remove();
+	bus = pci_create_root_bus(NULL, sock->bus, &qpisim_pci_ops,
+				  &qs->sysdata[s], &resources);
+	if (!bus) {
+		pci_unlock_rescan_remove();
+		pci_free_resource_list(&resources);
+		pr_err("cannot create root bus %04x:%02x for socket %u; is the bus number already in use?\n",
+		       0, sock->bus, s);
+		return -EBUSY;
+	}
+	qs->bus[s] = bus;
+	pci_scan_child_bus(bus);
+	pci_bus_add_devices(bus);
+	pci_unlock_rescan_remove();
+	return 0;
+}
+
+static void qpisim_remove_buses(struct qpisim *qs)
+{
+	int s;
+
+	for (s = QSIM_MAX_SOCKETS - 1; s >= 0; s--) {
+		if (!qs->bus[s])
+			continue;
+		pci_lock_rescan_remove();
+		pci_stop_root_bus(qs->bus[s]);
+		pci_remove_root_bus(qs->bus[s]);
+		pci_unlock_rescan_remove();
+		qs->bus[s] = NULL;
+	}
+}
+
+static int qpisim_config(struct qsim_config *cfg)
+{
+	unsigned int s;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->plat = qsim_platform_find(platform);
+	if (!cfg->plat) {
+		pr_err("platform=%s: unknown; use snbep, ivbep, hswep or bdx\n",
+		       platform);
+		return -EINVAL;
+	}
+	cfg->nr_sockets = sockets ? : min_t(unsigned int,
+					     topology_max_packages(),
+					     QSIM_MAX_SOCKETS);
+	if (sockets > QSIM_MAX_SOCKETS || qpi_ports > QSIM_MAX_PORTS ||
+	    r3qpi_links > QSIM_MAX_LINKS || qpi_rate > 7) {
+		pr_err("sockets must be 1-%d, qpi_ports 1-%d, r3qpi_links 1-%d, qpi_rate 0-7\n",
+		       QSIM_MAX_SOCKETS, QSIM_MAX_PORTS, QSIM_MAX_LINKS);
+		return -EINVAL;
+	}
+	if ((nr_buses && nr_buses != cfg->nr_sockets) ||
+	    (nr_node_ids_set && nr_node_ids_set != cfg->nr_sockets)) {
+		pr_err("buses and node_ids need one entry per socket (%u)\n",
+		       cfg->nr_sockets);
+		return -EINVAL;
+	}
+	cfg->nr_ports = qpi_ports;
+	cfg->nr_links = r3qpi_links;
+	cfg->qpi_rate = qpi_rate;
+	for (s = 0; s < cfg->nr_sockets; s++) {
+		if (buses[s] > 0xff || node_ids[s] > 7) {
+			pr_err("socket %u: bus must be 0-0xff and node id 0-7\n",
+			       s);
+			return -EINVAL;
+		}
+		cfg->buses[s] = nr_buses ? buses[s] : 0;
+		cfg->node_ids[s] = nr_node_ids_set ? node_ids[s] : s;
+	}
+	return 0;
+}
+
+static int __init qpisim_init(void)
+{
+	char err[QSIM_ERR_LEN];
+	struct qsim_config cfg;
+	struct qpisim *qs;
+	unsigned int s;
+	int ret;
+
+	ret = qpisim_config(&cfg);
+	if (ret)
+		return ret;
+
+	qs = kvzalloc(sizeof(*qs), GFP_KERNEL);
+	if (!qs)
+		return -ENOMEM;
+	raw_spin_lock_init(&qs->lock);
+	mutex_init(&qs->hp_lock);
+	if (qsim_init(&qs->model, &cfg, err, sizeof(err))) {
+		pr_err("%s\n", err);
+		kvfree(qs);
+		return -EINVAL;
+	}
+	qpisim = qs;
+
+	for (s = 0; s < qs->model.nr_sockets; s++) {
+		ret = qpisim_add_bus(qs, s);
+		if (ret)
+			goto err_buses;
+	}
+	ret = qpisim_debugfs_init(qs);
+	if (ret)
+		goto err_buses;
+
+	pr_info("%s uncore, %u sockets, %u QPI ports and %u R3QPI links each\n",
+		qs->model.plat->name, qs->model.nr_sockets, cfg.nr_ports,
+		cfg.nr_links);
+	return 0;
+
+err_buses:
+	qpisim_remove_buses(qs);
+	qpisim = NULL;
+	kvfree(qs);
+	return ret;
+}
+
+static void __exit qpisim_exit(void)
+{
+	struct qpisim *qs = qpisim;
+
+	/* debugfs first: no hot-plug request may race with bus removal. */
+	qpisim_debugfs_exit(qs);
+	qpisim_remove_buses(qs);
+	qpisim = NULL;
+	kvfree(qs);
+}
+
+module_init(qpisim_init);
+module_exit(qpisim_exit);
+
+MODULE_DESCRIPTION("Simulated Intel Xeon uncore QPI/R3QPI PMON PCI functions");
+MODULE_AUTHOR("qpi_uncore developers");
+MODULE_LICENSE("GPL");

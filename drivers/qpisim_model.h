@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qpisim: a model of the Intel Xeon uncore QPI/R3QPI PMON PCI functions.
+ *
+ * This header describes the pure part of the model: register semantics,
+ * counting and traffic injection.  It has no kernel dependencies so that the
+ * host unit tests can exercise exactly the code that runs in the guest; the
+ * PCI bus and debugfs glue lives in qpisim_main.c and qpisim_debugfs.c.
+ * Callers serialise every entry point with one lock.
+ */
+#ifndef _QPISIM_MODEL_H
+#define _QPISIM_MODEL_H
+
+#include "qpi_uncore_regs.h"
+
+#ifdef __KERNEL__
+#include <linux/pci.h>
+#else
+/* The few PCI definitions the model needs, for the host unit tests. */
+#define PCI_DEVFN(slot, func)	((((slot) & 0x1f) << 3) | ((func) & 0x07))
+#define PCI_SLOT(devfn)		(((devfn) >> 3) & 0x1f)
+#define PCI_FUNC(devfn)		((devfn) & 0x07)
+#define PCI_VENDOR_ID		0x00
+#define PCI_COMMAND		0x04
+#define PCI_CLASS_REVISION	0x08
+#define PCI_HEADER_TYPE		0x0c
+#define PCI_SUBSYSTEM_VENDOR_ID	0x2c
+#define PCI_CAPABILITY_LIST	0x34
+#define PCI_STATUS_CAP_LIST	0x10
+#define PCI_CAP_ID_EXP		0x10
+#define PCI_EXP_TYPE_RC_END	0x9
+#endif
+
+#define QSIM_MAX_SOCKETS	8
+#define QSIM_MAX_PORTS		3
+#define QSIM_MAX_LINKS		3
+#define QSIM_MAX_FNS		24
+#define QSIM_LOG_SIZE		1024
+#define QSIM_MAX_FLITS		16
+#define QSIM_MAX_PER_CYCLE	64
+#define QSIM_ERR_LEN		128
+
+enum qsim_fn_kind {
+	QSIM_FN_UBOX,
+	QSIM_FN_QPI_MISC,	/* function 0 of a port: QPI_RATE_STATUS */
+	QSIM_FN_QPI_PMON,
+	QSIM_FN_QPI_MM,
+	QSIM_FN_R3QPI,
+	QSIM_FN_FILLER,		/* function 0 that only makes the slot visible */
+};
+
+enum qsim_box_type {
+	QSIM_BOX_QPI,
+	QSIM_BOX_R3QPI,
+};
+
+struct qsim_box_desc {
+	u8 nr_ctrs;
+	u8 width;
+	bool has_ov;		/* ctl bit 20 is ov_en */
+	u32 ctl_valid;		/* bits software may set, including rst */
+	u8 clockticks;		/* event code of this box's clockticks */
+};
+
+struct qsim_devid {
+	u16 device;		/* 0: absent on this platform */
+	u8 devfn;
+};
+
+struct qsim_platform {
+	const char *name;
+	const char *cpu;	/* QEMU -cpu model that matches */
+	struct qsim_devid ubox;
+	struct qsim_devid qpi[QSIM_MAX_PORTS];
+	struct qsim_devid qpi_mm[QSIM_MAX_PORTS];
+	struct qsim_devid qpi_misc[QSIM_MAX_PORTS];
+	struct qsim_devid r3qpi[QSIM_MAX_LINKS];
+	struct qsim_devid fillers[4];	/* function 0 of slots with no model */
+	u8 max_ports;
+	u8 max_links;
+	struct qsim_box_desc qpi_box;
+	struct qsim_box_desc r3qpi_box;
+};
+
+extern const struct qsim_platform qsim_platforms[];
+extern const unsigned int qsim_nr_platforms;
+const struct qsim_platform *qsim_platform_find(const char *name);
+
+struct qsim_socket;
+
+struct qsim_box {
+	const struct qsim_box_desc *desc;
+	struct qsim_socket *sock;
+	enum qsim_box_type type;
+	u8 idx;
+	bool frz;
+	bool frz_en;
+	u8 status;			/* BOX_STATUS overflow bits */
+	u32 ctl[UNC_MAX_CTRS];
+	u64 ctr[UNC_MAX_CTRS];
+	bool cmp[UNC_MAX_CTRS];		/* threshold comparator, last cycle */
+	u32 match[2];			/* QPI: MATCH0/1 of the port */
+	u32 mask[2];			/* QPI: MASK0/1 of the port */
+	u64 overflows;			/* carries out of the top bit, all ctrs */
+};
+
+struct qsim_fn {
+	struct qsim_socket *sock;
+	enum qsim_fn_kind kind;
+	u8 idx;				/* port or link number */
+	u8 devfn;
+	u16 device;
+	bool present;			/* false after a hot removal */
+	bool all_ones;			/* fault: reads return ~0, writes dropped */
+	u16 command;
+	struct qsim_box *box;		/* PMON and mask/match functions */
+	u64 reads;
+	u64 writes;
+	u64 rsvd_writes;		/* writes that set a reserved bit */
+	u64 undef_writes;		/* invert/edge enabled with thresh 0 */
+};
+
+struct qsim_socket {
+	struct qsim *sim;
+	u8 id;				/* physical package id */
+	u8 bus;
+	u8 node_id;
+	u32 gidnidmap;
+	bool freeze;			/* the UBox freeze signal */
+	bool freeze_on_ov;		/* assert freeze on an ov_en overflow */
+	bool ov_pending;		/* an ov_en overflow in the current batch */
+	u32 ubox_ov;			/* overflow messages: QPI p bit p, R3QPI l bit 8+l */
+	u8 nr_ports;
+	u8 nr_links;
+	struct qsim_box qpi[QSIM_MAX_PORTS];
+	struct qsim_box r3qpi[QSIM_MAX_LINKS];
+	struct qsim_fn fns[QSIM_MAX_FNS];
+	u8 nr_fns;
+};
+
+struct qsim_log_entry {
+	u64 seq;
+	u8 socket;
+	u8 bus;
+	u8 devfn;
+	u8 size;
+	u16 where;
+	u32 val;
+};
+
+struct qsim_config {
+	const struct qsim_platform *plat;
+	u8 nr_sockets;
+	u8 nr_ports;
+	u8 nr_links;
+	u8 buses[QSIM_MAX_SOCKETS];	/* 0: choose the platform default */
+	u8 node_ids[QSIM_MAX_SOCKETS];	/* distinct, 0..7 */
+	u8 qpi_rate;
+};
+
+struct qsim {
+	const struct qsim_platform *plat;
+	u8 nr_sockets;
+	u8 qpi_rate;
+	u32 fast_count;			/* added to counting ctrs on each access */
+	struct qsim_socket sock[QSIM_MAX_SOCKETS];
+	struct qsim_log_entry log[QSIM_LOG_SIZE];
+	u64 log_seq;			/* number of writes logged since clear */
+};
+
+/* One run of per-cycle increments: pattern[0..len-1] repeated @repeat times. */
+struct qsim_seg {
+	const u8 *pattern;
+	u32 len;
+	u64 repeat;
+};
+
+int qsim_init(struct qsim *sim, const struct qsim_config *cfg,
+	      char *err, size_t errlen);
+struct qsim_fn *qsim_find_fn(struct qsim *sim, u8 bus, u8 devfn);
+u32 qsim_cfg_read(struct qsim_fn *fn, int where, int size);
+void qsim_cfg_write(struct qsim_fn *fn, int where, int size, u32 val);
+
+bool qsim_ctr_counting(const struct qsim_box *box, unsigned int i);
+void qsim_ctr_add(struct qsim_box *box, unsigned int i, u64 v);
+void qsim_batch_end(struct qsim_socket *sock);
+u64 qsim_eval(u32 ctl, const struct qsim_seg *segs, unsigned int nsegs,
+	      bool *cmp);
+bool qsim_mm_match(const struct qsim_box *box, u32 pkt0, u32 pkt1);
+
+int qsim_exec(struct qsim *sim, char *line, char *err, size_t errlen);
+const char *qsim_box_name(const struct qsim_box *box, char *buf, size_t len);
+void qsim_log_clear(struct qsim *sim);
+
+#endif /* _QPISIM_MODEL_H */

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the qpisim model: the same C files that run in the
+ * guest, exercised through their config-space and inject entry points, and
+ * the closed-form counting checked against a cycle-by-cycle reference.
+ */
+#include <string.h>
+
+#include "qpisim_model.h"
+#include "ktap.h"
+
+static struct qsim sim;
+
+static void setup(const char *plat, int sockets, int ports, int links)
+{
+	struct qsim_config cfg = { 0 };
+	char err[QSIM_ERR_LEN];
+	int s;
+
+	cfg.plat = qsim_platform_find(plat);
+	cfg.nr_sockets = sockets;
+	cfg.nr_ports = ports;
+	cfg.nr_links = links;
+	cfg.qpi_rate = 5;
+	for (s = 0; s < sockets; s++)
+		cfg.node_ids[s] = s;
+	if (qsim_init(&sim, &cfg, err, sizeof(err))) {
+		printf("# setup: %s\n", err);
+		exit(2);
+	}
+}
+
+static struct qsim_fn *fn_at(int s, int slot, int func)
+{
+	return qsim_find_fn(&sim, sim.sock[s].bus, PCI_DEVFN(slot, func));
+}
+
+static int run(const char *cmd)
+{
+	char buf[256], err[QSIM_ERR_LEN];
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%s", cmd);
+	ret = qsim_exec(&sim, buf, err, sizeof(err));
+	if (ret)
+		printf("# inject '%s': %s\n", cmd, err);
+	return ret;
+}
+
+static u64 rd64(struct qsim_fn *fn, int i)
+{
+	u64 lo = qsim_cfg_read(fn, UNC_PCI_PMON_CTR(i), 4);
+
+	return lo | (u64)qsim_cfg_read(fn, UNC_PCI_PMON_CTR(i) + 4, 4) << 32;
+}
+
+static void wr(struct qsim_fn *fn, int where, u32 val)
+{
+	qsim_cfg_write(fn, where, 4, val);
+}
+
+#define EN	UNC_CTL_EN
+#define EXT	UNC_CTL_EV_SEL_EXT
+#define TH(t)	((u32)(t) << UNC_CTL_THRESH_SHIFT)
+#define UM(u)	((u32)(u) << UNC_CTL_UMASK_SHIFT)
+
+/* ---- counting engine against a cycle-by-cycle reference ---- */
+
+static u64 ref_eval(u32 ctl, const u8 *inc, u64 n, bool *cmp)
+{
+	unsigned int t = ctl >> 24;
+	bool inv = ctl & UNC_CTL_INVERT, edge = ctl & UNC_CTL_EDGE_DET;
+	u64 c = 0, i;
+
+	for (i = 0; i < n; i++) {
+		bool raw, cond, prev;
+
+		if (!t) {
+			c += inc[i];
+			continue;
+		}
+		raw = inc[i] >= t;
+		cond = raw != inv;
+		prev = *cmp != inv;
+		c += edge ? (cond && !prev) : cond;
+		*cmp = raw;
+	}
+	return c;
+}
+
+static unsigned int rnd_state = 12345;
+
+static unsigned int rnd(unsigned int n)
+{
+	rnd_state = rnd_state * 1103515245 + 12345;
+	return (rnd_state >> 8) % n;
+}
+
+static void test_eval_matches_reference(void)
+{
+	static u8 pat[3][8], flat[3 * 8 * 20];
+	int iter;
+
+	for (iter = 0; iter < 20000; iter++) {
+		struct qsim_seg segs[3];
+		bool c1 = rnd(2), c2 = c1;
+		u32 ctl = TH(rnd(4)) | (rnd(2) ? UNC_CTL_INVERT : 0) |
+			  (rnd(2) ? UNC_CTL_EDGE_DET : 0);
+		unsigned int s, k, n = 0, nsegs = 1 + rnd(3);
+		u64 r;
+
+		for (s = 0; s < nsegs; s++) {
+			segs[s].len = 1 + rnd(8);
+			segs[s].repeat = rnd(20);
+			segs[s].pattern = pat[s];
+			for (k = 0; k < segs[s].len; k++)
+				pat[s][k] = rnd(4);
+			for (r = 0; r < segs[s].repeat; r++)
+				for (k = 0; k < segs[s].len; k++)
+					flat[n++] = pat[s][k];
+		}
+		EXPECT_EQ(qsim_eval(ctl, segs, nsegs, &c1),
+			  ref_eval(ctl, flat, n, &c2));
+		EXPECT_EQ(c1, c2);
+		if (ktap_cur_failed) {
+			printf("# iteration %d ctl 0x%08x\n", iter, ctl);
+			return;
+		}
+	}
+}
+
+static void test_eval_large_repeat(void)
+{
+	static const u8 two[1] = { 2 };
+	struct qsim_seg seg = { two, 1, 1ULL << 47 };
+	bool cmp = false;
+
+	EXPECT_EQ(qsim_eval(0, &seg, 1, &cmp), 1ULL << 48);
+	EXPECT_EQ(qsim_eval(TH(2), &seg, 1, &cmp), 1ULL << 47);
+	cmp = false;
+	EXPECT_EQ(qsim_eval(TH(2) | UNC_CTL_EDGE_DET, &seg, 1, &cmp), 1);
+}
+
+/* ---- topology ---- */
+
+static void test_topology_snbep(void)
+{
+	static const struct { int slot, func; u16 dev; } want[] = {
+		{ 0x0b, 0, 0x3ce0 }, { 0x08, 0, 0x3c80 }, { 0x08, 2, 0x3c41 },
+		{ 0x08, 6, 0x3c86 }, { 0x09, 0, 0x3c90 }, { 0x09, 2, 0x3c42 },
+		{ 0x09, 6, 0x3c96 }, { 0x13, 0, 0x3ce4 }, { 0x13, 5, 0x3c44 },
+		{ 0x13, 6, 0x3c45 },
+	};
+	unsigned int i, s;
+
+	setup("snbep", 2, 2, 2);
+	EXPECT_EQ(sim.sock[0].bus, 0x7f);
+	EXPECT_EQ(sim.sock[1].bus, 0xff);
+	for (s = 0; s < 2; s++) {
+		EXPECT_EQ(sim.sock[s].nr_fns, ARRAY_SIZE(want));
+		for (i = 0; i < ARRAY_SIZE(want); i++) {
+			struct qsim_fn *fn = fn_at(s, want[i].slot,
+						   want[i].func);
+
+			EXPECT_TRUE(fn);
+			if (fn)
+				EXPECT_EQ(qsim_cfg_read(fn, 0, 4),
+					  (u32)want[i].dev << 16 | 0x8086);
+		}
+	}
+	EXPECT_TRUE(!fn_at(0, 0x0a, 2));
+}
+
+static void test_topology_ivbep_three_links(void)
+{
+	setup("ivbep", 4, 3, 3);
+	EXPECT_EQ(sim.sock[0].bus, 0x3f);
+	EXPECT_EQ(sim.sock[3].bus, 0xff);
+	EXPECT_EQ(qsim_cfg_read(fn_at(2, 0x18, 2), 0, 4), 0x0e3a8086);
+	EXPECT_EQ(qsim_cfg_read(fn_at(2, 0x12, 5), 0, 4), 0x0e3e8086);
+	EXPECT_EQ(qsim_cfg_read(fn_at(2, 0x12, 0), 0, 2), 0x8086);
+	/* No mask/match function is known for port 2. */
+	EXPECT_TRUE(!fn_at(2, 0x18, 6));
+	/* Multi-function header, PCIe capability at 0x60. */
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_HEADER_TYPE, 1), 0);
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_HEADER_TYPE + 2, 1),
+		  0x80);
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_CAPABILITY_LIST, 1),
+		  0x60);
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), 0x60, 1), PCI_CAP_ID_EXP);
+}
+
+static void test_ubox_nodeid_map(void)
+{
+	struct qsim_config cfg = { 0 };
+	char err[QSIM_ERR_LEN];
+
+	cfg.plat = qsim_platform_find("snbep");
+	cfg.nr_sockets = 2;
+	cfg.nr_ports = 2;
+	cfg.nr_links = 2;
+	cfg.node_ids[0] = 5;
+	cfg.node_ids[1] = 2;
+	EXPECT_EQ(qsim_init(&sim, &cfg, err, sizeof(err)), 0);
+	EXPECT_EQ(qsim_cfg_read(fn_at(1, 0x0b, 0), UBOX_CPUNODEID, 4), 2);
+	/* groups: 5, 2, then the unused ids 0, 1, 3, 4, 6, 7 */
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x0b, 0), UBOX_GIDNIDMAP, 4),
+		  5 | 2 << 3 | 0 << 6 | 1 << 9 | 3 << 12 | 4 << 15 |
+		  6 << 18 | 7 << 21);
+	cfg.node_ids[1] = 5;
+	EXPECT_EQ(qsim_init(&sim, &cfg, err, sizeof(err)), -1);
+	EXPECT_TRUE(strstr(err, "node_ids"));
+	cfg.node_ids[1] = 1;
+	cfg.buses[0] = 0x80;
+	cfg.buses[1] = 0x80;
+	EXPECT_EQ(qsim_init(&sim, &cfg, err, sizeof(err)), -1);
+	EXPECT_TRUE(strstr(err, "buses"));
+	cfg.nr_ports = 3;
+	cfg.buses[1] = 0x81;
+	EXPECT_EQ(qsim_init(&sim, &cfg, err, sizeof(err)), -1);
+	EXPECT_TRUE(strstr(err, "qpi_ports"));
+}
+
+/* ---- register semantics ---- */
+
+static void test_ctl_reserved_bits(void)
+{
+	struct qsim_fn *q, *r;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	r = fn_at(0, 0x13, 5);
+	wr(q, UNC_PCI_PMON_CTL(0), 0xffffffff);
+	/* bits 16, 19 and 20 reserved; rst (17) reads back 0 */
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(0), 4), 0xffe4ffff);
+	EXPECT_EQ(q->rsvd_writes, 1);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | 0x14);
+	EXPECT_EQ(q->rsvd_writes, 1);
+	wr(r, UNC_PCI_PMON_CTL(2), 0xffffffff);
+	/* R3QPI: no invert, no ev_sel_ext, and no ov_en on SNB-EP */
+	EXPECT_EQ(qsim_cfg_read(r, UNC_PCI_PMON_CTL(2), 4), 0xff44ffff);
+	/* R3QPI has three counters: CTL3 and CTR3 are not registers. */
+	wr(r, UNC_PCI_PMON_CTL(3), 0x1);
+	EXPECT_EQ(r->rsvd_writes, 2);
+	EXPECT_EQ(qsim_cfg_read(r, UNC_PCI_PMON_CTL(3), 4), 0);
+	EXPECT_EQ(q->writes, 2);
+	EXPECT_EQ(q->reads, 1);
+	/* edge with thresh 0 is undefined in the guides */
+	wr(q, UNC_PCI_PMON_CTL(2), EN | UNC_CTL_EDGE_DET);
+	EXPECT_EQ(q->undef_writes, 1);
+
+	setup("ivbep", 2, 2, 2);
+	r = fn_at(0, 0x13, 5);
+	wr(r, UNC_PCI_PMON_CTL(0), 0xffffffff);
+	EXPECT_EQ(qsim_cfg_read(r, UNC_PCI_PMON_CTL(0), 4), 0xff54ffff);
+}
+
+static void test_box_ctl_reset_and_wo(void)
+{
+	struct qsim_fn *q;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(1, 0x09, 2);
+	wr(q, UNC_PCI_PMON_CTL(3), EN | 0x14);
+	wr(q, UNC_PCI_PMON_CTR(3), 0x1234);
+	wr(q, UNC_PCI_PMON_CTR(3) + 4, 0x56);
+	EXPECT_EQ(rd64(q, 3), 0x5600001234ULL);
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ_EN | UNC_BOX_CTL_FRZ);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_BOX_CTL, 4), 0);
+	EXPECT_TRUE(sim.sock[1].qpi[1].frz && sim.sock[1].qpi[1].frz_en);
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRS);
+	EXPECT_EQ(rd64(q, 3), 0);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(3), 4), EN | 0x14);
+	EXPECT_TRUE(!sim.sock[1].qpi[1].frz);
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(3), 4), 0);
+	wr(q, UNC_PCI_PMON_BOX_CTL, BIT(4));
+	EXPECT_EQ(q->rsvd_writes, 1);
+	/* per-counter rst clears that counter only */
+	wr(q, UNC_PCI_PMON_CTR(0), 7);
+	wr(q, UNC_PCI_PMON_CTR(1), 9);
+	wr(q, UNC_PCI_PMON_CTL(1), UNC_CTL_RST | EN | 0x14);
+	EXPECT_EQ(rd64(q, 0), 7);
+	EXPECT_EQ(rd64(q, 1), 0);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(1), 4), EN | 0x14);
+	/* a high dword write beyond the width is a reserved-bit write */
+	wr(q, UNC_PCI_PMON_CTR(2) + 4, 0xffffffff);
+	EXPECT_EQ(rd64(q, 2), 0xffff00000000ULL);
+	EXPECT_EQ(q->rsvd_writes, 2);
+}
+
+static void test_inject_counts_and_freeze(void)
+{
+	struct qsim_fn *q;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | 0x14);
+	wr(q, UNC_PCI_PMON_CTL(1), 0x14);	/* not enabled */
+	wr(q, UNC_PCI_PMON_CTL(2), EN | UM(2) | 0x01);
+	wr(q, UNC_PCI_PMON_CTL(3), EN | EXT | UM(8) | 0x02);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=1000"), 0);
+	EXPECT_EQ(rd64(q, 0), 1000);
+	EXPECT_EQ(rd64(q, 1), 0);
+	EXPECT_EQ(rd64(q, 2), 0);
+	/* the other socket and port see nothing */
+	EXPECT_EQ(sim.sock[1].qpi[0].ctr[0], 0);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x01 umask=0x2 count=10 per_cycle=2"), 0);
+	EXPECT_EQ(rd64(q, 2), 10);
+	EXPECT_EQ(rd64(q, 0), 1005);
+	/* umask with no common bit, and ev_sel_ext, select other events */
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x01 umask=0x4 count=10"), 0);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x02 umask=0x8 count=3"), 0);
+	EXPECT_EQ(rd64(q, 2), 10);
+	EXPECT_EQ(rd64(q, 3), 0);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x02 ext=1 umask=0x8 count=3"), 0);
+	EXPECT_EQ(rd64(q, 3), 3);
+	/* frz without frz_en is ignored, with it the box stops */
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=5"), 0);
+	EXPECT_EQ(rd64(q, 0), 1021 + 5);
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=5"), 0);
+	EXPECT_EQ(rd64(q, 0), 1026);
+	/* the UBox freeze signal acts only where frz_en is set */
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ_EN);
+	sim.sock[0].freeze = true;
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=5"), 0);
+	EXPECT_EQ(rd64(q, 0), 1026);
+	wr(q, UNC_PCI_PMON_BOX_CTL, 0);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=5"), 0);
+	EXPECT_EQ(rd64(q, 0), 1031);
+}
+
+static void test_wrap_and_overflow(void)
+{
+	struct qsim_fn *q, *r;
+
+	setup("ivbep", 2, 3, 3);
+	q = fn_at(1, 0x18, 2);
+	r = fn_at(1, 0x12, 5);
+	wr(q, UNC_PCI_PMON_CTR(1), 0xfffffffb);
+	wr(q, UNC_PCI_PMON_CTR(1) + 4, 0xffff);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | 0x14);
+	EXPECT_EQ(run("event socket=1 box=qpi2 event=0x14 count=10"), 0);
+	EXPECT_EQ(rd64(q, 1), 5);
+	/* no ov_en: the wrap leaves no trace in BOX_STATUS */
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_BOX_STATUS, 4), 0);
+	EXPECT_EQ(sim.sock[1].qpi[2].overflows, 1);
+
+	wr(r, UNC_PCI_PMON_CTR(2), 0xfffffffe);
+	wr(r, UNC_PCI_PMON_CTR(2) + 4, 0xfff);
+	wr(r, UNC_PCI_PMON_CTL(2), EN | UNC_CTL_OV_EN | 0x01);
+	EXPECT_EQ(run("event socket=1 box=r3qpi2 event=0x01 count=3"), 0);
+	EXPECT_EQ(rd64(r, 2), 1);
+	EXPECT_EQ(qsim_cfg_read(r, UNC_PCI_PMON_BOX_STATUS, 4), 4);
+	EXPECT_EQ(sim.sock[1].ubox_ov, BIT(8 + 2));
+	/* write 1 to clear; other bits are untouched */
+	wr(r, UNC_PCI_PMON_BOX_STATUS, 1);
+	EXPECT_EQ(qsim_cfg_read(r, UNC_PCI_PMON_BOX_STATUS, 4), 4);
+	wr(r, UNC_PCI_PMON_BOX_STATUS, 4);
+	EXPECT_EQ(qsim_cfg_read(r, UNC_PCI_PMON_BOX_STATUS, 4), 0);
+	wr(r, UNC_PCI_PMON_BOX_STATUS, 8);
+	EXPECT_EQ(r->rsvd_writes, 1);
+
+	/* freeze on overflow: the batch completes, then the socket freezes */
+	sim.sock[1].freeze_on_ov = true;
+	wr(r, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ_EN);
+	wr(r, UNC_PCI_PMON_CTR(2), 0xfffffff0);
+	wr(r, UNC_PCI_PMON_CTR(2) + 4, 0xfff);
+	EXPECT_EQ(run("event socket=1 box=r3qpi2 event=0x01 count=20"), 0);
+	EXPECT_EQ(rd64(r, 2), 4);
+	EXPECT_TRUE(sim.sock[1].freeze);
+	EXPECT_EQ(run("event socket=1 box=r3qpi2 event=0x01 count=20"), 0);
+	EXPECT_EQ(rd64(r, 2), 4);
+	/* 2^44 * 3 + 1 events: three wraps counted, one more event */
+	sim.sock[1].freeze = false;
+	wr(r, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRS);
+	EXPECT_EQ(run("event socket=1 box=r3qpi2 event=0x01 count=52776558133249"), 0);
+	EXPECT_EQ(rd64(r, 2), 1);
+}
+
+static void test_threshold_invert_edge(void)
+{
+	struct qsim_fn *q;
+
+	setup("snbep", 1, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | UM(2) | 0x01 | TH(2));
+	wr(q, UNC_PCI_PMON_CTL(1), EN | UM(2) | 0x01 | TH(2) | UNC_CTL_INVERT);
+	wr(q, UNC_PCI_PMON_CTL(2), EN | UM(2) | 0x01 | TH(1) | UNC_CTL_EDGE_DET);
+	wr(q, UNC_PCI_PMON_CTL(3), EN | UM(2) | 0x01 | TH(3));
+	/* 11 events at 2 per cycle over 10 cycles: 2,2,2,2,2,1,0,0,0,0 */
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=1 umask=2 count=11 per_cycle=2 cycles=10"), 0);
+	EXPECT_EQ(rd64(q, 0), 5);
+	EXPECT_EQ(rd64(q, 1), 5);
+	EXPECT_EQ(rd64(q, 2), 1);
+	EXPECT_EQ(rd64(q, 3), 0);
+	/* another burst is a second rising edge; idle cycles of an unrelated
+	 * event count for the inverted counter
+	 */
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=1 umask=2 count=4 per_cycle=2"), 0);
+	EXPECT_EQ(rd64(q, 2), 2);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=7"), 0);
+	EXPECT_EQ(rd64(q, 1), 12);
+	EXPECT_EQ(rd64(q, 0), 7);
+}
+
+static void test_packets_flits(void)
+{
+	struct qsim_fn *q;
+	int i;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(1, 0x09, 2);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | 0x14);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | UM(QPI_G0_DATA) | QPI_EV_RXL_FLITS_G0);
+	wr(q, UNC_PCI_PMON_CTL(2), EN | UM(QPI_G0_NON_DATA) |
+	   QPI_EV_RXL_FLITS_G0);
+	wr(q, UNC_PCI_PMON_CTL(3), EN | EXT | UM(QPI_G1_DRS_DATA) |
+	   QPI_EV_RXL_FLITS_G1);
+	EXPECT_EQ(run("packet socket=1 port=1 dir=rx mc=drs count=3"), 0);
+	EXPECT_EQ(rd64(q, 0), 14);	/* 27 flits at 2 per cycle */
+	EXPECT_EQ(rd64(q, 1), 24);
+	EXPECT_EQ(rd64(q, 2), 3);
+	EXPECT_EQ(rd64(q, 3), 24);
+	/* transmitted flits do not move Rx counters */
+	EXPECT_EQ(run("packet socket=1 port=1 dir=tx mc=drs count=3"), 0);
+	EXPECT_EQ(rd64(q, 1), 24);
+	EXPECT_EQ(rd64(q, 0), 28);
+	for (i = 0; i < 4; i++)
+		wr(q, UNC_PCI_PMON_CTR(i), 0);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | UM(QPI_G0_DATA | QPI_G0_NON_DATA) |
+	   QPI_EV_TXL_FLITS_G0);
+	wr(q, UNC_PCI_PMON_CTL(2), EN | EXT | UM(QPI_G2_NCB_DATA) |
+	   QPI_EV_TXL_FLITS_G2);
+	wr(q, UNC_PCI_PMON_CTL(3), EN | EXT | UM(QPI_G1_SNP | QPI_G1_HOM_REQ) |
+	   QPI_EV_TXL_FLITS_G1);
+	EXPECT_EQ(run("packet socket=1 port=1 dir=tx mc=ncb flits=11 count=5"), 0);
+	EXPECT_EQ(run("packet socket=1 port=1 dir=tx mc=snp count=7"), 0);
+	EXPECT_EQ(run("packet socket=1 port=1 dir=tx mc=hom_req count=2"), 0);
+	EXPECT_EQ(run("packet socket=1 port=1 dir=tx mc=ndr ring=ak count=1"), 0);
+	EXPECT_EQ(rd64(q, 1), 55 + 7 + 2 + 1);
+	EXPECT_EQ(rd64(q, 2), 50);
+	EXPECT_EQ(rd64(q, 3), 9);
+	EXPECT_EQ(rd64(q, 0), 28 + 4 + 1 + 1);
+}
+
+/* Data flits of odd-sized packets at two per cycle, through a threshold. */
+static void test_packets_threshold(void)
+{
+	struct qsim_fn *q;
+
+	setup("snbep", 1, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	/* 9-flit DRS: cycles hold H D | D D | D D | D D | D H | D D ... */
+	wr(q, UNC_PCI_PMON_CTL(0), EN | UM(QPI_G0_DATA) | QPI_EV_RXL_FLITS_G0 |
+	   TH(2));
+	wr(q, UNC_PCI_PMON_CTL(1), EN | UM(QPI_G0_DATA) | QPI_EV_RXL_FLITS_G0 |
+	   TH(1) | UNC_CTL_INVERT);
+	wr(q, UNC_PCI_PMON_CTL(2), EN | UM(QPI_G0_NON_DATA) |
+	   QPI_EV_RXL_FLITS_G0 | TH(1) | UNC_CTL_EDGE_DET);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=drs count=3"), 0);
+	/*
+	 * 27 flits in 14 cycles; headers at flits 0, 9, 18 are in cycles
+	 * 0, 4, 9.  Cycles with two data flits: 14 - 3 - 1 (last: one flit).
+	 */
+	EXPECT_EQ(rd64(q, 0), 10);
+	EXPECT_EQ(rd64(q, 1), 0);
+	EXPECT_EQ(rd64(q, 2), 3);
+}
+
+static void test_mask_match(void)
+{
+	struct qsim_fn *q, *mm;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	mm = fn_at(0, 0x08, 6);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | EXT | QPI_EV_CTO_COUNT);
+	/* zero mask: every received packet matches */
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=snp count=4"), 0);
+	EXPECT_EQ(rd64(q, 0), 4);
+	/* DRS in M state to node 1 */
+	wr(mm, QPI_MM_MATCH0, QPI_MC_DRS << QPI_MM0_MC_SHIFT |
+	   1 << QPI_MM0_DNID_SHIFT);
+	wr(mm, QPI_MM_MASK0, QPI_MM0_MC | QPI_MM0_DNID);
+	wr(mm, QPI_MM_MATCH1, QPI_RDS_M << QPI_MM1_RDS_SHIFT);
+	wr(mm, QPI_MM_MASK1, QPI_MM1_RDS);
+	EXPECT_EQ(mm->rsvd_writes, 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=drs dnid=1 rds=8 count=5"), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=drs dnid=1 rds=4 count=6"), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=drs dnid=2 rds=8 count=7"), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=ncb dnid=1 count=8"), 0);
+	/* rds is not carried by opcode 3 */
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=drs opc=3 dnid=1 rds=8 count=9"), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=tx mc=drs dnid=1 rds=8 count=10"), 0);
+	EXPECT_EQ(rd64(q, 0), 4 + 5);
+	/* port 1 has its own registers */
+	EXPECT_EQ(sim.sock[0].qpi[1].mask[0], 0);
+	/* RNID spans both registers */
+	wr(mm, QPI_MM_MATCH0, QPI_MM0_RNID4);
+	wr(mm, QPI_MM_MASK0, QPI_MM0_RNID4);
+	wr(mm, QPI_MM_MATCH1, 0x3);
+	wr(mm, QPI_MM_MASK1, QPI_MM1_RNID30);
+	wr(q, UNC_PCI_PMON_CTR(0), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=hom_req rnid=19 count=2"), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=hom_req rnid=3 count=3"), 0);
+	EXPECT_EQ(rd64(q, 0), 2);
+	wr(mm, QPI_MM_MATCH0, 0x7);
+	EXPECT_EQ(mm->rsvd_writes, 1);
+	EXPECT_EQ(qsim_cfg_read(mm, QPI_MM_MATCH0, 4), 0);
+}
+
+static void test_fast_count_and_faults(void)
+{
+	struct qsim_fn *q;
+	u32 lo, hi;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | 0x14);
+	wr(q, UNC_PCI_PMON_CTL(1), 0x14);
+	sim.fast_count = 0x40000000;
+	lo = qsim_cfg_read(q, UNC_PCI_PMON_CTR(0), 4);
+	hi = qsim_cfg_read(q, UNC_PCI_PMON_CTR(0) + 4, 4);
+	/* one step before the low read, one before the high read */
+	EXPECT_EQ(lo, 0x40000000);
+	EXPECT_EQ(hi, 0);
+	lo = qsim_cfg_read(q, UNC_PCI_PMON_CTR(0), 4);
+	hi = qsim_cfg_read(q, UNC_PCI_PMON_CTR(0) + 4, 4);
+	EXPECT_EQ(lo, 0xc0000000);
+	EXPECT_EQ(hi, 1);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTR(1), 4), 0);
+	sim.fast_count = 0;
+
+	q->all_ones = true;
+	EXPECT_EQ(qsim_cfg_read(q, 0, 4), 0xffffffff);
+	EXPECT_EQ(qsim_cfg_read(q, 0, 2), 0xffff);
+	wr(q, UNC_PCI_PMON_CTL(0), 0);
+	q->all_ones = false;
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(0), 4), EN | 0x14);
+	q->present = false;
+	EXPECT_TRUE(!fn_at(0, 0x08, 2));
+}
+
+static void test_narrow_access_and_log(void)
+{
+	struct qsim_fn *q;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(1, 0x08, 2);
+	qsim_log_clear(&sim);
+	qsim_cfg_write(q, UNC_PCI_PMON_CTL(0) + 1, 1, 0x12);
+	qsim_cfg_write(q, UNC_PCI_PMON_CTL(0), 2, 0x3456);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(0), 4), 0x3456);
+	qsim_cfg_write(q, UNC_PCI_PMON_CTL(0) + 2, 2, 0x0040);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(0), 4), 0x403456);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(0) + 1, 1), 0x34);
+	EXPECT_EQ(sim.log_seq, 3);
+	EXPECT_EQ(sim.log[2].where, UNC_PCI_PMON_CTL(0) + 2);
+	EXPECT_EQ(sim.log[2].size, 2);
+	EXPECT_EQ(sim.log[2].val, 0x40);
+	EXPECT_EQ(sim.log[2].bus, 0xff);
+	EXPECT_EQ(sim.log[2].devfn, PCI_DEVFN(8, 2));
+	/* QPI_RATE_STATUS on function 0 of the port */
+	EXPECT_EQ(qsim_cfg_read(fn_at(1, 0x08, 0), QPI_RATE_STATUS, 4), 5);
+}
+
+static void test_inject_errors(void)
+{
+	static const char *const bad[] = {
+		"", "bogus socket=0", "event socket=2 box=qpi0 event=1 count=1",
+		"event socket=0 box=qpi2 event=1 count=1",
+		"event socket=0 box=r3qpi0 event=1 ext=1 count=1",
+		"event socket=0 box=qpi0 event=0x100 count=1",
+		"event socket=0 box=qpi0 event=1",
+		"event socket=0 box=qpi0 event=1 count=10 per_cycle=2 cycles=4",
+		"event socket=0 box=qpi0 event=1 count=1 per_cycle=0",
+		"event socket=0 box=qpi0 event=1 count=1 color=red",
+		"event socket=0 box=qpi0 event=1 count=1 count=2",
+		"event socket=0 box=qpi0 event=1 count=12abc",
+		"event socket=0 box=qpi0 event=1 count=99999999999999999999",
+		"packet socket=0 port=0 dir=up mc=drs count=1",
+		"packet socket=0 port=0 dir=rx mc=xyz count=1",
+		"packet socket=0 port=0 dir=rx mc=drs flits=17 count=1",
+		"packet socket=0 port=0 dir=rx mc=drs flits=0 count=1",
+		"packet socket=0 port=0 dir=rx mc=drs dnid=32 count=1",
+		"packet socket=0 port=2 dir=rx mc=drs count=1",
+		"packet socket=0 port=0 mc=drs count=1",
+	};
+	char buf[128], err[QSIM_ERR_LEN];
+	unsigned int i;
+
+	setup("snbep", 2, 2, 2);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(buf, sizeof(buf), "%s", bad[i]);
+		err[0] = 0;
+		EXPECT_EQ(qsim_exec(&sim, buf, err, sizeof(err)), -1);
+		EXPECT_TRUE(err[0]);
+	}
+	snprintf(buf, sizeof(buf), "event socket=0 box=qpi0 count=1");
+	qsim_exec(&sim, buf, err, sizeof(err));
+	EXPECT_TRUE(!strcmp(err, "event= is required"));
+}
+
+static const struct ktap_case cases[] = {
+	{ "eval_matches_cycle_reference", test_eval_matches_reference },
+	{ "eval_large_repeat", test_eval_large_repeat },
+	{ "topology_snbep_ids_and_buses", test_topology_snbep },
+	{ "topology_ivbep_third_port_and_link", test_topology_ivbep_three_links },
+	{ "ubox_nodeid_map_and_config_errors", test_ubox_nodeid_map },
+	{ "ctl_reserved_bits", test_ctl_reserved_bits },
+	{ "box_ctl_reset_and_write_only", test_box_ctl_reset_and_wo },
+	{ "inject_counts_and_freeze", test_inject_counts_and_freeze },
+	{ "wrap_and_overflow", test_wrap_and_overflow },
+	{ "threshold_invert_edge", test_threshold_invert_edge },
+	{ "packets_flits", test_packets_flits },
+	{ "packets_threshold", test_packets_threshold },
+	{ "mask_match", test_mask_match },
+	{ "fast_count_and_faults", test_fast_count_and_faults },
+	{ "narrow_access_and_log", test_narrow_access_and_log },
+	{ "inject_errors", test_inject_errors },
+};
+
+int main(void)
+{
+	return ktap_run("qpisim_model", cases, ARRAY_SIZE(cases));
+}
