@@ -147,6 +147,25 @@ static int sock_ubox_status_set(void *data, u64 val)
 DEFINE_DEBUGFS_ATTRIBUTE(sock_ubox_status_fops, sock_ubox_status_get,
 			 sock_ubox_status_set, "0x%llx\n");
 
+/*
+ * debugfs_create_bool() ignores values it cannot parse; our knobs refuse
+ * anything but 0 and 1 so a typo in a test is an error, not a no-op.
+ */
+static int knob_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*(bool *)data);
+	return 0;
+}
+
+static int knob_set(void *data, u64 val)
+{
+	if (val > 1)
+		return -EINVAL;
+	WRITE_ONCE(*(bool *)data, val);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(knob_fops, knob_get, knob_set, "%llu\n");
+
 /* ---- per-function statistics and faults ---- */
 
 static int fn_present_get(void *data, u64 *val)
@@ -249,14 +268,15 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 	dir = debugfs_create_dir(name, parent);
 	debugfs_create_file("regs", 0444, dir, fn, &regs_fops);
 	/*
-	 * Plain u64 and bool files: tests reset the statistics by writing 0
-	 * while the function is idle, and a bool flips atomically.
+	 * Plain u64 files: tests reset the statistics by writing 0 while the
+	 * function is idle.
 	 */
 	debugfs_create_u64("reads", 0644, dir, &fn->reads);
 	debugfs_create_u64("writes", 0644, dir, &fn->writes);
 	debugfs_create_u64("rsvd_writes", 0644, dir, &fn->rsvd_writes);
 	debugfs_create_u64("undef_writes", 0644, dir, &fn->undef_writes);
-	debugfs_create_bool("all_ones", 0644, dir, &fn->all_ones);
+	debugfs_create_file_unsafe("all_ones", 0644, dir, &fn->all_ones,
+				   &knob_fops);
 	debugfs_create_file_unsafe("present", 0644, dir, fn, &fn_present_fops);
 }
 
@@ -293,9 +313,10 @@ int qpisim_debugfs_init(struct qpisim *qs)
 		dir = debugfs_create_dir(name, root);
 		debugfs_create_x8("bus", 0444, dir, &sock->bus);
 		debugfs_create_u8("node_id", 0444, dir, &sock->node_id);
-		debugfs_create_bool("freeze", 0644, dir, &sock->freeze);
-		debugfs_create_bool("freeze_on_ov", 0644, dir,
-				    &sock->freeze_on_ov);
+		debugfs_create_file_unsafe("freeze", 0644, dir, &sock->freeze,
+					   &knob_fops);
+		debugfs_create_file_unsafe("freeze_on_ov", 0644, dir,
+					   &sock->freeze_on_ov, &knob_fops);
 		debugfs_create_file_unsafe("ubox_status", 0644, dir, sock,
 					   &sock_ubox_status_fops);
 		for (i = 0; i < sock->nr_fns; i++)

@@ -217,7 +217,8 @@ static int qpisim_config(struct qsim_config *cfg)
 			       s);
 			return -EINVAL;
 		}
-		cfg->buses[s] = nr_buses ? buses[s] : 0;
+		cfg->buses[s] = nr_buses ? buses[s] :
+				qsim_default_bus(cfg->nr_sockets, s);
 		cfg->node_ids[s] = nr_node_ids_set ? node_ids[s] : s;
 	}
 	return 0;

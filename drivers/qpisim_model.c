@@ -187,9 +187,9 @@ static u32 header_read(const struct qsim_fn *fn, int where)
 		return (u32)PCI_STATUS_CAP_LIST << 16 | fn->command;
 	case PCI_CLASS_REVISION:
 		return class << 8 | QSIM_REVISION;
-	case PCI_HEADER_TYPE:
+	case PCI_CACHE_LINE_SIZE:
 		/* Multi-function, so the scan looks past function 0. */
-		return 0x80 << 16;
+		return 0x80 << (8 * (PCI_HEADER_TYPE - PCI_CACHE_LINE_SIZE));
 	case PCI_SUBSYSTEM_VENDOR_ID:
 		return QPI_PCI_VENDOR_INTEL;
 	case PCI_CAPABILITY_LIST:
@@ -549,7 +549,7 @@ static u32 make_gidnidmap(const struct qsim_config *cfg)
  * equal share of the 256 buses: 0x7f/0xff for two sockets, 0x3f/0x7f/0xbf/0xff
  * for four.
  */
-static u8 default_bus(unsigned int nr_sockets, unsigned int s)
+u8 qsim_default_bus(unsigned int nr_sockets, unsigned int s)
 {
 	unsigned int share = 256;
 
@@ -558,11 +558,10 @@ static u8 default_bus(unsigned int nr_sockets, unsigned int s)
 	return share * (s + 1) - 1;
 }
 
-int qsim_init(struct qsim *sim, const struct qsim_config *config,
+int qsim_init(struct qsim *sim, const struct qsim_config *cfg,
 	      char *err, size_t errlen)
 {
-	const struct qsim_platform *plat = config->plat;
-	struct qsim_config c = *config, *cfg = &c;
+	const struct qsim_platform *plat = cfg->plat;
 	u32 seen_bus[8] = { 0 };
 	u8 seen_node = 0;
 	unsigned int s;
@@ -586,11 +585,7 @@ int qsim_init(struct qsim *sim, const struct qsim_config *config,
 		return -1;
 	}
 	for (s = 0; s < cfg->nr_sockets; s++) {
-		u8 bus, nid = cfg->node_ids[s];
-
-		if (!cfg->buses[s])
-			cfg->buses[s] = default_bus(cfg->nr_sockets, s);
-		bus = cfg->buses[s];
+		u8 bus = cfg->buses[s], nid = cfg->node_ids[s];
 
 		if (seen_bus[bus / 32] & BIT(bus % 32)) {
 			snprintf(err, errlen,

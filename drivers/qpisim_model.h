@@ -23,7 +23,8 @@
 #define PCI_VENDOR_ID		0x00
 #define PCI_COMMAND		0x04
 #define PCI_CLASS_REVISION	0x08
-#define PCI_HEADER_TYPE		0x0c
+#define PCI_CACHE_LINE_SIZE	0x0c
+#define PCI_HEADER_TYPE		0x0e
 #define PCI_SUBSYSTEM_VENDOR_ID	0x2c
 #define PCI_CAPABILITY_LIST	0x34
 #define PCI_STATUS_CAP_LIST	0x10
@@ -153,7 +154,7 @@ struct qsim_config {
 	u8 nr_sockets;
 	u8 nr_ports;
 	u8 nr_links;
-	u8 buses[QSIM_MAX_SOCKETS];	/* 0: choose the platform default */
+	u8 buses[QSIM_MAX_SOCKETS];	/* see qsim_default_bus() */
 	u8 node_ids[QSIM_MAX_SOCKETS];	/* distinct, 0..7 */
 	u8 qpi_rate;
 };
@@ -175,6 +176,7 @@ struct qsim_seg {
 	u64 repeat;
 };
 
+u8 qsim_default_bus(unsigned int nr_sockets, unsigned int s);
 int qsim_init(struct qsim *sim, const struct qsim_config *cfg,
 	      char *err, size_t errlen);
 struct qsim_fn *qsim_find_fn(struct qsim *sim, u8 bus, u8 devfn);

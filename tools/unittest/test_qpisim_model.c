@@ -22,8 +22,10 @@ static void setup(const char *plat, int sockets, int ports, int links)
 	cfg.nr_ports = ports;
 	cfg.nr_links = links;
 	cfg.qpi_rate = 5;
-	for (s = 0; s < sockets; s++)
+	for (s = 0; s < sockets; s++) {
 		cfg.node_ids[s] = s;
+		cfg.buses[s] = qsim_default_bus(sockets, s);
+	}
 	if (qsim_init(&sim, &cfg, err, sizeof(err))) {
 		printf("# setup: %s\n", err);
 		exit(2);
@@ -182,9 +184,9 @@ static void test_topology_ivbep_three_links(void)
 	/* No mask/match function is known for port 2. */
 	EXPECT_TRUE(!fn_at(2, 0x18, 6));
 	/* Multi-function header, PCIe capability at 0x60. */
-	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_HEADER_TYPE, 1), 0);
-	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_HEADER_TYPE + 2, 1),
-		  0x80);
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_CACHE_LINE_SIZE, 1), 0);
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_HEADER_TYPE, 1), 0x80);
+	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 2), PCI_HEADER_TYPE, 1), 0x80);
 	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), PCI_CAPABILITY_LIST, 1),
 		  0x60);
 	EXPECT_EQ(qsim_cfg_read(fn_at(0, 0x18, 0), 0x60, 1), PCI_CAP_ID_EXP);
@@ -201,6 +203,8 @@ static void test_ubox_nodeid_map(void)
 	cfg.nr_links = 2;
 	cfg.node_ids[0] = 5;
 	cfg.node_ids[1] = 2;
+	cfg.buses[0] = 0x7f;
+	cfg.buses[1] = 0xff;
 	EXPECT_EQ(qsim_init(&sim, &cfg, err, sizeof(err)), 0);
 	EXPECT_EQ(qsim_cfg_read(fn_at(1, 0x0b, 0), UBOX_CPUNODEID, 4), 2);
 	/* groups: 5, 2, then the unused ids 0, 1, 3, 4, 6, 7 */
