@@ -18,6 +18,7 @@ typedef unsigned char u8;
 typedef unsigned short u16;
 typedef unsigned int u32;
 typedef unsigned long long u64;
+typedef signed char s8;
 typedef long long s64;
 
 #define BIT(n)		(1UL << (n))

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qpi_uncore: perf PMUs for the Intel Xeon uncore QPI link layer and R3QPI
+ * boxes.  Internal interfaces between the platform tables, the box code, the
+ * PMU core and the topology code.
+ */
+#ifndef _QPI_UNCORE_H
+#define _QPI_UNCORE_H
+
+#include <linux/cpumask.h>
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/pci.h>
+#include <linux/perf_event.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+
+#include "qpi_uncore_logic.h"
+
+#define QPIU_MAX_SOCKETS	64
+#define QPIU_MAX_BOXES		4	/* ports or links per socket */
+
+/* What a PCI function of ours is. */
+enum qpiu_fn_kind {
+	QPIU_FN_QPI,		/* QPI port PMON */
+	QPIU_FN_R3QPI,		/* R3QPI link PMON */
+	QPIU_FN_QPI_MM,		/* QPI port mask/match */
+};
+
+/* pci_device_id.driver_data: platform, function kind and box index. */
+#define QPIU_DEV_DATA(plat, kind, idx)	((plat) << 16 | (kind) << 8 | (idx))
+#define QPIU_DEV_PLAT(data)		(((data) >> 16) & 0xff)
+#define QPIU_DEV_KIND(data)		(((data) >> 8) & 0xff)
+#define QPIU_DEV_IDX(data)		((data) & 0xff)
+
+/* A sysfs events/ alias: name and the perf config string it stands for. */
+struct qpiu_event_desc {
+	const char *name;
+	const char *config;
+};
+
+struct qpiu_platform {
+	const char *name;
+	u16 ubox_device;
+	u8 ubox_devfn;
+	const struct qpiu_box_desc *box[QPIU_NR_BOX_KINDS];
+	const struct qpiu_event_desc *events[QPIU_NR_BOX_KINDS];
+};
+
+extern const struct qpiu_platform qpiu_platforms[];
+extern const unsigned int qpiu_nr_platforms;
+extern const struct pci_device_id qpiu_pci_ids[];
+
+/*
+ * One PMON box: a QPI port or R3QPI link of one socket, i.e. one PCI
+ * function.  Perf callbacks run on the socket's reader CPU with interrupts
+ * off; @lock orders them against the fold timer's and removal.  The box
+ * lives until the device is gone and no event refers to it.
+ */
+struct qpiu_box {
+	struct kref ref;
+	struct rcu_head rcu;
+	struct qpiu_pmu *pmu;
+	unsigned int socket;
+	raw_spinlock_t lock;
+	struct pci_dev *pdev;		/* NULL once removed */
+	int cpu;			/* reader CPU, -1 when none */
+	bool dead;			/* removed, or not answering as hardware */
+	u32 box_ctl;			/* shadow: BOX_CTL reads as zero */
+	unsigned int n_active;
+	struct perf_event *events[UNC_MAX_CTRS];
+	struct hrtimer hrtimer;
+	u64 fold_ns;
+};
+
+/* One PMU: box @idx of one kind, on every socket that has it. */
+struct qpiu_pmu {
+	struct pmu pmu;
+	char name[32];
+	const struct qpiu_platform *plat;
+	const struct qpiu_box_desc *desc;
+	unsigned int idx;
+	bool registered;
+	cpumask_t cpumask;		/* readers of sockets with this box */
+	struct qpiu_box __rcu *boxes[QPIU_MAX_SOCKETS];
+	const struct attribute_group *groups[5];
+	struct attribute_group events_group;
+	struct attribute **event_attrs;
+	struct perf_pmu_events_attr *event_descs;
+};
+
+/* qpi_uncore_box.c: the hardware side of a box */
+int qpiu_box_rd(struct qpiu_box *box, unsigned int off, u32 *val);
+void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val);
+void qpiu_box_init_hw(struct qpiu_box *box);
+void qpiu_box_freeze(struct qpiu_box *box, bool freeze);
+void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl);
+void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl);
+int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val);
+void qpiu_box_fault(struct qpiu_box *box, int err, const char *what);
+
+/* qpi_uncore_pmu.c: perf side */
+struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
+			      enum qpiu_box_kind kind, unsigned int idx);
+struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
+				  unsigned int socket);
+void qpiu_pmu_remove_box(struct qpiu_box *box);
+void qpiu_pmus_set_reader(unsigned int socket, int old_cpu, int new_cpu);
+void qpiu_pmus_destroy(void);
+const char *qpiu_pmus_platform_name(void);
+extern struct mutex qpiu_mutex;
+
+/* qpi_uncore_topology.c: sockets and their reader CPUs */
+int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat);
+int qpiu_socket_reader(unsigned int socket);
+unsigned int qpiu_cpu_socket(unsigned int cpu);
+int qpiu_hotplug_init(void);
+void qpiu_hotplug_exit(void);
+
+#endif /* _QPI_UNCORE_H */

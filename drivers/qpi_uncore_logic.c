@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpi_uncore rules that do not touch hardware or kernel state.  Shared by the
+ * module and the host unit tests (tools/unittest/test_qpi_uncore_logic.c).
+ */
+#include "qpi_uncore_logic.h"
+
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#else
+#include <errno.h>
+#include <stdio.h>
+#endif
+
+#define QPIU_READ_TRIES		4
+
+int qpiu_check_config(const struct qpiu_box_desc *d, u64 config, u64 config1,
+		      u64 config2, char *msg, size_t len)
+{
+	u64 bad = config & ~(u64)(d->cfg_valid | QPIU_CFG_IGNORED);
+	u8 thresh = (config & UNC_CTL_THRESH) >> UNC_CTL_THRESH_SHIFT;
+
+	if (bad) {
+		snprintf(msg, len,
+			 "config=0x%llx: bits 0x%llx are reserved on uncore_%s (allowed 0x%08x)",
+			 (unsigned long long)config, (unsigned long long)bad,
+			 d->name, (u32)(d->cfg_valid | QPIU_CFG_IGNORED));
+		return -EINVAL;
+	}
+	/* 327043 Table 2-86: invert and edge_det act after the threshold. */
+	if ((config & (UNC_CTL_EDGE_DET | UNC_CTL_INVERT)) && !thresh) {
+		snprintf(msg, len,
+			 "config=0x%llx: edge and inv need thresh > 0 (use thresh=1 for events that count at most 1 per cycle)",
+			 (unsigned long long)config);
+		return -EINVAL;
+	}
+	if (config1 || config2) {
+		snprintf(msg, len,
+			 "%s=0x%llx: uncore_%s has no packet filter in this version",
+			 config1 ? "config1" : "config2",
+			 (unsigned long long)(config1 ? config1 : config2),
+			 d->name);
+		return d->kind == QPIU_BOX_QPI ? -EOPNOTSUPP : -EINVAL;
+	}
+	return 0;
+}
+
+/* The control bits an accepted config programs, without en and rst. */
+u32 qpiu_ctl_bits(const struct qpiu_box_desc *d, u64 config)
+{
+	return (u32)config & d->cfg_valid;
+}
+
+u8 qpiu_counter_mask(const struct qpiu_box_desc *d, u32 ctl)
+{
+	u16 code = (ctl & UNC_CTL_EV_SEL) | ((ctl & UNC_CTL_EV_SEL_EXT) ? 0x100 : 0);
+	const struct qpiu_constraint *c;
+
+	for (c = d->constraints; c && c->mask; c++)
+		if (code >= c->first && code <= c->last)
+			return c->mask;
+	return BIT(d->nr_ctrs) - 1;
+}
+
+struct assign_state {
+	const u8 *masks;
+	const s8 *prefer;
+	s8 *out;
+	u8 order[QPIU_MAX_GROUP];
+	unsigned int n;
+	unsigned int nr_ctrs;
+};
+
+static bool try_counter(struct assign_state *st, unsigned int k, u8 used,
+			int c);
+
+static bool assign_from(struct assign_state *st, unsigned int k, u8 used)
+{
+	unsigned int i, c;
+
+	if (k == st->n)
+		return true;
+	i = st->order[k];
+	/* An event keeps its counter when it can: moving it costs accesses. */
+	if (st->prefer && st->prefer[i] >= 0 &&
+	    try_counter(st, k, used, st->prefer[i]))
+		return true;
+	for (c = 0; c < st->nr_ctrs; c++) {
+		if (st->prefer && st->prefer[i] == (s8)c)
+			continue;
+		if (try_counter(st, k, used, c))
+			return true;
+	}
+	return false;
+}
+
+static bool try_counter(struct assign_state *st, unsigned int k, u8 used,
+			int c)
+{
+	unsigned int i = st->order[k];
+
+	if (!(st->masks[i] & BIT(c)) || (used & BIT(c)))
+		return false;
+	st->out[i] = c;
+	return assign_from(st, k + 1, used | BIT(c));
+}
+
+static unsigned int popcount8(u8 v)
+{
+	unsigned int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/**
+ * qpiu_assign() - give each event a counter it may use
+ * @masks: allowed counters of each event
+ * @n: number of events
+ * @nr_ctrs: counters in the box
+ * @prefer: current counter of each event, or -1; may be NULL
+ * @out: the assignment
+ *
+ * The most constrained events are placed first and every placement is
+ * backtracked, so an assignment is found whenever one exists (at most four
+ * counters: the search is tiny).
+ *
+ * Return: 0, or -ENOSPC when the events cannot count together.
+ */
+int qpiu_assign(const u8 *masks, unsigned int n, unsigned int nr_ctrs,
+		const s8 *prefer, s8 *out)
+{
+	struct assign_state st = {
+		.masks = masks, .prefer = prefer, .out = out, .n = n,
+		.nr_ctrs = nr_ctrs,
+	};
+	unsigned int i, j;
+
+	if (n > nr_ctrs || n > QPIU_MAX_GROUP)
+		return -ENOSPC;
+	for (i = 0; i < n; i++) {
+		st.order[i] = i;
+		for (j = i; j > 0; j--) {
+			u8 a = st.order[j - 1], b = st.order[j];
+
+			if (popcount8(masks[a]) <= popcount8(masks[b]))
+				break;
+			st.order[j - 1] = b;
+			st.order[j] = a;
+		}
+	}
+	return assign_from(&st, 0, 0) ? 0 : -ENOSPC;
+}
+
+u64 qpiu_delta(u64 prev, u64 now, u8 width)
+{
+	return (now - prev) & (BIT_ULL(width) - 1);
+}
+
+/*
+ * Deltas are taken modulo the counter width, so a counter must be read
+ * before it can advance by 2^width.  Fold at half that time at the box's
+ * highest possible rate.
+ */
+u64 qpiu_fold_interval_ns(const struct qpiu_box_desc *d)
+{
+	u64 per_us = (u64)d->max_inc * d->max_mhz;
+
+	return (BIT_ULL(d->width) / per_us) * 1000 / 2;
+}
+
+/*
+ * High, low, high: when both high reads agree no carry reached the high
+ * dword in between, so the pair is a value the counter held.  When they
+ * differ, the second high read starts the next attempt, so a retry costs two
+ * accesses.  A carry into the high dword needs 2^32 events, so a second
+ * retry means the device is not counting as hardware can.
+ */
+int qpiu_read_counter(qpiu_rd_fn rd, void *ctx, unsigned int off, u8 width,
+		      u64 *val)
+{
+	u32 hi_valid = (u32)((BIT_ULL(width) - 1) >> 32);
+	u32 hi, hi2, lo;
+	int tries;
+
+	hi = rd(ctx, off + 4);
+	for (tries = 0; tries < QPIU_READ_TRIES; tries++) {
+		lo = rd(ctx, off);
+		hi2 = rd(ctx, off + 4);
+		/* Bits above the width read as zero on a live device. */
+		if ((hi | hi2) & ~hi_valid)
+			return -EIO;
+		if (hi == hi2) {
+			*val = (u64)hi << 32 | lo;
+			return 0;
+		}
+		hi = hi2;
+	}
+	return -EAGAIN;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qpi_uncore: the hardware-independent rules of the driver (what a config may
+ * contain, which counters an event may use, how counters are assigned, read
+ * and folded), kept free of kernel APIs so the host unit tests run them as is.
+ */
+#ifndef _QPI_UNCORE_LOGIC_H
+#define _QPI_UNCORE_LOGIC_H
+
+#include "qpi_uncore_regs.h"
+
+#define QPIU_MAX_GROUP		8	/* events one box can be asked to hold */
+#define QPIU_MSG_LEN		160
+
+enum qpiu_box_kind {
+	QPIU_BOX_QPI,
+	QPIU_BOX_R3QPI,
+	QPIU_NR_BOX_KINDS,
+};
+
+/* Events (ev_sel | ev_sel_ext << 8) first..last may only use @mask. */
+struct qpiu_constraint {
+	u16 first;
+	u16 last;
+	u8 mask;
+};
+
+/* What one kind of box on one platform can do. */
+struct qpiu_box_desc {
+	const char *name;		/* "qpi" or "r3qpi": PMU uncore_<name>_<n> */
+	enum qpiu_box_kind kind;
+	u8 nr_ctrs;
+	u8 width;
+	u32 cfg_valid;			/* config bits a user may set */
+	/*
+	 * Upper bounds of the counting rate, for the fold timer: the largest
+	 * increment per cycle of any event, and the box clock.
+	 */
+	u16 max_inc;
+	u16 max_mhz;
+	const struct qpiu_constraint *constraints;	/* ends with mask 0 */
+};
+
+/* Config bits existing tools set that the driver owns: accepted, ignored. */
+#define QPIU_CFG_IGNORED	(UNC_CTL_EN | UNC_CTL_RST)
+
+int qpiu_check_config(const struct qpiu_box_desc *d, u64 config, u64 config1,
+		      u64 config2, char *msg, size_t len);
+u32 qpiu_ctl_bits(const struct qpiu_box_desc *d, u64 config);
+u8 qpiu_counter_mask(const struct qpiu_box_desc *d, u32 ctl);
+int qpiu_assign(const u8 *masks, unsigned int n, unsigned int nr_ctrs,
+		const s8 *prefer, s8 *out);
+u64 qpiu_delta(u64 prev, u64 now, u8 width);
+u64 qpiu_fold_interval_ns(const struct qpiu_box_desc *d);
+
+/*
+ * A 64-bit counter is two config dwords; qpiu_read_counter() returns a value
+ * the counter really held, or an error when the device answers with bits the
+ * hardware cannot set (a removed or failing function reads all ones).
+ */
+typedef u32 (*qpiu_rd_fn)(void *ctx, unsigned int off);
+int qpiu_read_counter(qpiu_rd_fn rd, void *ctx, unsigned int off, u8 width,
+		      u64 *val);
+
+#endif /* _QPI_UNCORE_LOGIC_H */

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpi_uncore: perf PMUs for the Intel Xeon uncore QPI link layer and R3QPI
+ * performance counters (Xeon E5-2600 v1-v4), named as perf and existing
+ * tools expect: uncore_qpi_<port>, uncore_r3qpi_<link>.
+ *
+ * See Documentation/qpi_uncore.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/pci.h>
+
+#include "qpi_uncore.h"
+
+static const char *const qpiu_fn_names[] = {
+	[QPIU_FN_QPI] = "QPI port",
+	[QPIU_FN_R3QPI] = "R3QPI link",
+	[QPIU_FN_QPI_MM] = "QPI mask/match of port",
+};
+
+static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	unsigned long data = id->driver_data;
+	const struct qpiu_platform *plat = &qpiu_platforms[QPIU_DEV_PLAT(data)];
+	unsigned int kind = QPIU_DEV_KIND(data), idx = QPIU_DEV_IDX(data);
+	struct qpiu_pmu *qpmu;
+	struct qpiu_box *box;
+	int socket;
+
+	/* Mask/match functions are only claimed, so no one else drives them. */
+	if (kind == QPIU_FN_QPI_MM)
+		return 0;
+
+	socket = qpiu_bus_socket(pdev, plat);
+	if (socket < 0)
+		return socket;
+
+	mutex_lock(&qpiu_mutex);
+	qpmu = qpiu_pmu_get(plat, kind == QPIU_FN_QPI ? QPIU_BOX_QPI :
+			    QPIU_BOX_R3QPI, idx);
+	if (IS_ERR(qpmu)) {
+		if (PTR_ERR(qpmu) == -EXDEV)
+			dev_err(&pdev->dev, "%s %u of platform %s, but the PMUs are %s's; mixed platforms cannot happen on real hardware\n",
+				qpiu_fn_names[kind], idx, plat->name,
+				qpiu_pmus_platform_name());
+		mutex_unlock(&qpiu_mutex);
+		return PTR_ERR(qpmu);
+	}
+	box = qpiu_pmu_add_box(qpmu, pdev, socket);
+	mutex_unlock(&qpiu_mutex);
+	if (IS_ERR(box)) {
+		dev_err(&pdev->dev, "%s %u of socket %d: cannot add to %s (%ld)\n",
+			qpiu_fn_names[kind], idx, socket, qpmu->name,
+			PTR_ERR(box));
+		return PTR_ERR(box);
+	}
+	pci_set_drvdata(pdev, box);
+	dev_info(&pdev->dev, "%s, socket %d\n", qpmu->name, socket);
+	return 0;
+}
+
+static void qpiu_remove(struct pci_dev *pdev)
+{
+	struct qpiu_box *box = pci_get_drvdata(pdev);
+
+	if (!box)
+		return;
+	mutex_lock(&qpiu_mutex);
+	qpiu_pmu_remove_box(box);
+	mutex_unlock(&qpiu_mutex);
+}
+
+static struct pci_driver qpiu_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = qpiu_pci_ids,
+	.probe = qpiu_probe,
+	.remove = qpiu_remove,
+};
+
+/*
+ * intel_uncore drives the same functions under the same PMU names.  If it
+ * has them, we would silently get nothing: refuse, and say what to do.
+ */
+static int qpiu_check_conflicts(void)
+{
+	const struct pci_device_id *id;
+	struct pci_dev *pdev = NULL;
+	unsigned int busy = 0;
+
+	for (id = qpiu_pci_ids; id->vendor; id++) {
+		while ((pdev = pci_get_device(id->vendor, id->device, pdev))) {
+			struct device_driver *drv = READ_ONCE(pdev->dev.driver);
+
+			if (!drv)
+				continue;
+			if (!busy++)
+				pr_err("%s is already driven by '%s' (module %s). It and qpi_uncore claim the same devices and PMU names: unload it first (rmmod %s) or blacklist it (see the README), then load qpi_uncore again\n",
+				       pci_name(pdev), drv->name,
+				       drv->owner ? module_name(drv->owner) :
+						    "built in",
+				       drv->owner ? module_name(drv->owner) :
+						    "intel_uncore");
+		}
+	}
+	if (busy) {
+		pr_err("%u QPI/R3QPI functions are taken; not loading\n", busy);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int __init qpiu_init(void)
+{
+	int ret;
+
+	ret = qpiu_check_conflicts();
+	if (ret)
+		return ret;
+	ret = qpiu_hotplug_init();
+	if (ret)
+		return ret;
+	ret = pci_register_driver(&qpiu_driver);
+	if (ret)
+		qpiu_hotplug_exit();
+	return ret;
+}
+
+static void __exit qpiu_exit(void)
+{
+	pci_unregister_driver(&qpiu_driver);
+	qpiu_pmus_destroy();
+	qpiu_hotplug_exit();
+}
+
+module_init(qpiu_init);
+module_exit(qpiu_exit);
+
+MODULE_DESCRIPTION("Perf PMUs for the Intel Xeon uncore QPI and R3QPI counters");
+MODULE_AUTHOR("qpi_uncore developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,722 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpi_uncore PMU core: one perf PMU per QPI port and R3QPI link index, each
+ * covering that box on every socket.  perf opens an event on one CPU per
+ * socket (the PMU's cpumask); the event counts that socket's box.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/ratelimit.h>
+#include <linux/slab.h>
+
+#include "qpi_uncore.h"
+
+/*
+ * Serialises PMU registration, boxes coming and going, and reader changes;
+ * perf callbacks never take it.
+ */
+DEFINE_MUTEX(qpiu_mutex);
+static struct qpiu_pmu *qpiu_pmus[QPIU_NR_BOX_KINDS][QPIU_MAX_BOXES];
+
+/* One budget for every refusal, so bad input cannot flood the log. */
+static DEFINE_RATELIMIT_STATE(qpiu_reject_rs, DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+
+static __printf(3, 4) int qpiu_reject(const struct qpiu_pmu *qpmu, int err,
+				      const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (__ratelimit(&qpiu_reject_rs)) {
+		va_start(args, fmt);
+		vaf.fmt = fmt;
+		vaf.va = &args;
+		pr_info("%s: %pV\n", qpmu->name, &vaf);
+		va_end(args);
+	}
+	return err;
+}
+
+static struct qpiu_pmu *to_qpmu(struct pmu *pmu)
+{
+	return container_of(pmu, struct qpiu_pmu, pmu);
+}
+
+/* ---- counting ---- */
+
+static void qpiu_event_update(struct qpiu_box *box, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 now, prev;
+	int ret;
+
+	if (hwc->idx < 0 || box->dead)
+		return;
+	ret = qpiu_box_read_counter(box, hwc->idx, &now);
+	if (ret) {
+		if (ret != -ENODEV)
+			qpiu_box_fault(box, ret, ret == -EIO ?
+				       "reads bits no counter has (all ones?)" :
+				       "counter moves faster than hardware can");
+		return;
+	}
+	prev = local64_xchg(&hwc->prev_count, now);
+	local64_add(qpiu_delta(prev, now, box->pmu->desc->width), &event->count);
+}
+
+static void qpiu_event_start_locked(struct qpiu_box *box,
+				    struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!(hwc->state & PERF_HES_STOPPED))
+		return;
+	local64_set(&hwc->prev_count, 0);
+	qpiu_box_enable_counter(box, hwc->idx, hwc->config);
+	hwc->state = 0;
+}
+
+static void qpiu_event_stop_locked(struct qpiu_box *box,
+				   struct perf_event *event, int flags)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!(hwc->state & PERF_HES_STOPPED)) {
+		qpiu_box_disable_counter(box, hwc->idx, hwc->config);
+		hwc->state |= PERF_HES_STOPPED;
+	}
+	if ((flags & PERF_EF_UPDATE) && !(hwc->state & PERF_HES_UPTODATE)) {
+		qpiu_event_update(box, event);
+		hwc->state |= PERF_HES_UPTODATE;
+	}
+}
+
+/*
+ * Give @event a counter.  Events already counting keep theirs when possible;
+ * when the new event's restrictions need a counter that is taken, the others
+ * are moved (stopped, their counts folded, and restarted), which happens
+ * inside pmu_disable(), with the box frozen.
+ */
+static int qpiu_box_place(struct qpiu_box *box, struct perf_event *event)
+{
+	const struct qpiu_box_desc *desc = box->pmu->desc;
+	struct perf_event *list[UNC_MAX_CTRS + 1];
+	u8 masks[UNC_MAX_CTRS + 1];
+	s8 prefer[UNC_MAX_CTRS + 1], out[UNC_MAX_CTRS + 1];
+	bool running[UNC_MAX_CTRS + 1];
+	unsigned int n = 0, i;
+
+	for (i = 0; i < desc->nr_ctrs; i++) {
+		if (!box->events[i])
+			continue;
+		list[n] = box->events[i];
+		masks[n] = qpiu_counter_mask(desc, list[n]->hw.config);
+		prefer[n++] = i;
+	}
+	list[n] = event;
+	masks[n] = qpiu_counter_mask(desc, event->hw.config);
+	prefer[n++] = -1;
+	if (qpiu_assign(masks, n, desc->nr_ctrs, prefer, out))
+		return -EAGAIN;
+
+	for (i = 0; i + 1 < n; i++) {
+		if (out[i] == prefer[i])
+			continue;
+		running[i] = !(list[i]->hw.state & PERF_HES_STOPPED);
+		qpiu_event_stop_locked(box, list[i], PERF_EF_UPDATE);
+		box->events[prefer[i]] = NULL;
+	}
+	for (i = 0; i < n; i++) {
+		if (out[i] == prefer[i])
+			continue;
+		box->events[out[i]] = list[i];
+		list[i]->hw.idx = out[i];
+		if (i + 1 < n && running[i])
+			qpiu_event_start_locked(box, list[i]);
+	}
+	return 0;
+}
+
+static enum hrtimer_restart qpiu_fold(struct hrtimer *hrtimer)
+{
+	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	if (!box->n_active || box->dead) {
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+		return HRTIMER_NORESTART;
+	}
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+
+		if (event && !(event->hw.state & PERF_HES_STOPPED))
+			qpiu_event_update(box, event);
+	}
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+	hrtimer_forward_now(hrtimer, ns_to_ktime(box->fold_ns));
+	return HRTIMER_RESTART;
+}
+
+static int qpiu_event_add(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	struct hw_perf_event *hwc = &event->hw;
+	unsigned long irqflags;
+	int ret;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	ret = box->dead ? -ENODEV : qpiu_box_place(box, event);
+	if (!ret) {
+		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+		if (flags & PERF_EF_START)
+			qpiu_event_start_locked(box, event);
+		if (box->n_active++ == 0)
+			hrtimer_start(&box->hrtimer, ns_to_ktime(box->fold_ns),
+				      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+	return ret;
+}
+
+static void qpiu_event_del(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	struct hw_perf_event *hwc = &event->hw;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
+	if (hwc->idx >= 0) {
+		box->events[hwc->idx] = NULL;
+		hwc->idx = -1;
+		/* The fold timer stops itself if it is running elsewhere. */
+		if (--box->n_active == 0)
+			hrtimer_try_to_cancel(&box->hrtimer);
+	}
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+static void qpiu_event_start(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (event->hw.idx >= 0)
+		qpiu_event_start_locked(box, event);
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+static void qpiu_event_stop(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (event->hw.idx >= 0)
+		qpiu_event_stop_locked(box, event, flags);
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+static void qpiu_event_read(struct perf_event *event)
+{
+	struct qpiu_box *box = event->pmu_private;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (!(event->hw.state & PERF_HES_STOPPED))
+		qpiu_event_update(box, event);
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+/*
+ * perf brackets group scheduling with pmu_disable/pmu_enable on the CPU
+ * doing it: freeze the box this CPU reads, so a group starts and stops at
+ * one instant.  Other CPUs of the socket must not touch it.
+ */
+static void qpiu_pmu_freeze(struct pmu *pmu, bool freeze)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(pmu);
+	unsigned int cpu = smp_processor_id();
+	unsigned int socket = qpiu_cpu_socket(cpu);
+	struct qpiu_box *box;
+	unsigned long flags;
+
+	if (socket >= QPIU_MAX_SOCKETS)
+		return;
+	rcu_read_lock();
+	box = rcu_dereference(qpmu->boxes[socket]);
+	if (box) {
+		raw_spin_lock_irqsave(&box->lock, flags);
+		if (box->cpu == cpu && (!freeze || box->n_active))
+			qpiu_box_freeze(box, freeze);
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+	}
+	rcu_read_unlock();
+}
+
+static void qpiu_pmu_enable(struct pmu *pmu)
+{
+	qpiu_pmu_freeze(pmu, false);
+}
+
+static void qpiu_pmu_disable(struct pmu *pmu)
+{
+	qpiu_pmu_freeze(pmu, true);
+}
+
+/* ---- event_init ---- */
+
+static void qpiu_box_release(struct kref *ref)
+{
+	struct qpiu_box *box = container_of(ref, struct qpiu_box, ref);
+
+	kfree_rcu(box, rcu);
+}
+
+static void qpiu_event_destroy(struct perf_event *event)
+{
+	struct qpiu_box *box = event->pmu_private;
+
+	kref_put(&box->ref, qpiu_box_release);
+}
+
+static int qpiu_group_member(const struct qpiu_pmu *qpmu,
+			     struct perf_event *member, u8 *masks,
+			     unsigned int *n)
+{
+	if (member->pmu != &qpmu->pmu) {
+		if (is_software_event(member))
+			return 0;
+		return qpiu_reject(qpmu, -EINVAL,
+				   "group: cannot mix with events of PMU type %u; add only software events",
+				   member->attr.type);
+	}
+	if (*n >= qpmu->desc->nr_ctrs)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "group: more than %u events; the box has %u counters",
+				   qpmu->desc->nr_ctrs, qpmu->desc->nr_ctrs);
+	masks[(*n)++] = qpiu_counter_mask(qpmu->desc, member->hw.config);
+	return 0;
+}
+
+/*
+ * A group must fit the box at once.  This runs before the group leader's
+ * context is locked, so the sibling list is read the way perf's own group
+ * validation does; add() enforces the same rule again at schedule time.
+ */
+static int qpiu_validate_group(const struct qpiu_pmu *qpmu,
+			       struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	u8 masks[QPIU_MAX_GROUP];
+	s8 out[QPIU_MAX_GROUP];
+	unsigned int n = 0;
+	int ret;
+
+	if (leader != event) {
+		ret = qpiu_group_member(qpmu, leader, masks, &n);
+		if (ret)
+			return ret;
+		list_for_each_entry(sibling, &leader->sibling_list,
+				    sibling_list) {
+			ret = qpiu_group_member(qpmu, sibling, masks, &n);
+			if (ret)
+				return ret;
+		}
+	}
+	ret = qpiu_group_member(qpmu, event, masks, &n);
+	if (ret)
+		return ret;
+	if (qpiu_assign(masks, n, qpmu->desc->nr_ctrs, NULL, out))
+		return qpiu_reject(qpmu, -EINVAL,
+				   "group: these %u events cannot count together (counter restrictions of event 0x%llx)",
+				   n, event->attr.config & 0xffff);
+	return 0;
+}
+
+static int qpiu_event_init(struct perf_event *event)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(event->pmu);
+	struct perf_event_attr *attr = &event->attr;
+	char msg[QPIU_MSG_LEN];
+	unsigned int socket;
+	struct qpiu_box *box;
+	int ret;
+
+	if (attr->type != event->pmu->type)
+		return -ENOENT;
+
+	if (is_sampling_event(event))
+		return qpiu_reject(qpmu, -EOPNOTSUPP,
+				   "sample_period/sample_freq: counting only, sampling is not supported yet");
+	if (event->cpu < 0)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "cpu=-1: uncore events count per socket; open them system-wide (perf -a), not per task");
+	if (attr->exclude_user || attr->exclude_kernel || attr->exclude_hv ||
+	    attr->exclude_idle || attr->exclude_host || attr->exclude_guest)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "exclude_*: uncore counters count at every privilege level and cannot exclude one");
+	if (!cpumask_test_cpu(event->cpu, &qpmu->cpumask))
+		return qpiu_reject(qpmu, -EINVAL,
+				   "cpu=%d: not in cpumask %*pbl; each socket is read from one CPU",
+				   event->cpu, cpumask_pr_args(&qpmu->cpumask));
+	ret = qpiu_check_config(qpmu->desc, attr->config, attr->config1,
+				attr->config2, msg, sizeof(msg));
+	if (ret)
+		return qpiu_reject(qpmu, ret, "%s", msg);
+
+	event->hw.config = qpiu_ctl_bits(qpmu->desc, attr->config);
+	event->hw.idx = -1;
+	ret = qpiu_validate_group(qpmu, event);
+	if (ret)
+		return ret;
+
+	socket = qpiu_cpu_socket(event->cpu);
+	mutex_lock(&qpiu_mutex);
+	box = socket < QPIU_MAX_SOCKETS ?
+	      rcu_dereference_protected(qpmu->boxes[socket],
+					lockdep_is_held(&qpiu_mutex)) : NULL;
+	if (box && !box->dead)
+		kref_get(&box->ref);
+	else
+		box = NULL;
+	mutex_unlock(&qpiu_mutex);
+	if (!box)
+		return qpiu_reject(qpmu, -ENODEV,
+				   "socket %u: the box is gone (removed or failed)",
+				   socket);
+
+	event->pmu_private = box;
+	event->destroy = qpiu_event_destroy;
+	return 0;
+}
+
+/* ---- sysfs ---- */
+
+static ssize_t qpiu_format_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, typeof(*ea), attr);
+
+	return sysfs_emit(buf, "%s\n", (const char *)ea->var);
+}
+
+#define QPIU_FORMAT(_var, _name, _fmt)					\
+	static struct dev_ext_attribute _var = {			\
+		__ATTR(_name, 0444, qpiu_format_show, NULL), (void *)(_fmt) \
+	}
+
+/* Bit 8 of perf's event code (ExtSel in perf's tables) is ev_sel_ext. */
+QPIU_FORMAT(qpiu_fmt_qpi_event, event, "config:0-7,21");
+QPIU_FORMAT(qpiu_fmt_r3qpi_event, event, "config:0-7");
+QPIU_FORMAT(qpiu_fmt_umask, umask, "config:8-15");
+QPIU_FORMAT(qpiu_fmt_edge, edge, "config:18");
+QPIU_FORMAT(qpiu_fmt_inv, inv, "config:23");
+QPIU_FORMAT(qpiu_fmt_thresh, thresh, "config:24-31");
+
+static struct attribute *qpiu_qpi_format_attrs[] = {
+	&qpiu_fmt_qpi_event.attr.attr,
+	&qpiu_fmt_umask.attr.attr,
+	&qpiu_fmt_edge.attr.attr,
+	&qpiu_fmt_inv.attr.attr,
+	&qpiu_fmt_thresh.attr.attr,
+	NULL,
+};
+
+static struct attribute *qpiu_r3qpi_format_attrs[] = {
+	&qpiu_fmt_r3qpi_event.attr.attr,
+	&qpiu_fmt_umask.attr.attr,
+	&qpiu_fmt_edge.attr.attr,
+	&qpiu_fmt_thresh.attr.attr,
+	NULL,
+};
+
+static const struct attribute_group qpiu_format_groups[QPIU_NR_BOX_KINDS] = {
+	[QPIU_BOX_QPI] = { .name = "format", .attrs = qpiu_qpi_format_attrs },
+	[QPIU_BOX_R3QPI] = { .name = "format",
+			     .attrs = qpiu_r3qpi_format_attrs },
+};
+
+static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
+	ssize_t ret;
+
+	mutex_lock(&qpiu_mutex);
+	ret = cpumap_print_to_pagebuf(true, buf, &qpmu->cpumask);
+	mutex_unlock(&qpiu_mutex);
+	return ret;
+}
+static DEVICE_ATTR_RO(cpumask);
+
+static struct attribute *qpiu_cpumask_attrs[] = {
+	&dev_attr_cpumask.attr,
+	NULL,
+};
+
+static const struct attribute_group qpiu_cpumask_group = {
+	.attrs = qpiu_cpumask_attrs,
+};
+
+/* Names the in-tree driver gave these events; scripts use them. */
+static const struct qpiu_event_desc qpiu_compat_qpi_events[] = {
+	{ "drs_data", "event=0x102,umask=0x08" },
+	{ "ncb_data", "event=0x103,umask=0x04" },
+	{ "txl_flits_active", "event=0x00,umask=0x06" },
+	{ }
+};
+
+static unsigned int qpiu_nr_events(const struct qpiu_event_desc *d)
+{
+	unsigned int n = 0;
+
+	while (d && d[n].name)
+		n++;
+	return n;
+}
+
+static int qpiu_build_events(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind)
+{
+	const struct qpiu_event_desc *tables[] = {
+		qpmu->plat->events[kind],
+		kind == QPIU_BOX_QPI ? qpiu_compat_qpi_events : NULL,
+	};
+	unsigned int n = 0, i, t;
+
+	for (t = 0; t < ARRAY_SIZE(tables); t++)
+		n += qpiu_nr_events(tables[t]);
+	qpmu->event_descs = kcalloc(n, sizeof(*qpmu->event_descs), GFP_KERNEL);
+	qpmu->event_attrs = kcalloc(n + 1, sizeof(*qpmu->event_attrs),
+				    GFP_KERNEL);
+	if (!qpmu->event_descs || !qpmu->event_attrs)
+		return -ENOMEM;
+
+	n = 0;
+	for (t = 0; t < ARRAY_SIZE(tables); t++) {
+		for (i = 0; tables[t] && tables[t][i].name; i++, n++) {
+			struct perf_pmu_events_attr *pa = &qpmu->event_descs[n];
+
+			sysfs_attr_init(&pa->attr.attr);
+			pa->attr.attr.name = tables[t][i].name;
+			pa->attr.attr.mode = 0444;
+			pa->attr.show = perf_event_sysfs_show;
+			pa->event_str = tables[t][i].config;
+			qpmu->event_attrs[n] = &pa->attr.attr;
+		}
+	}
+	qpmu->events_group.name = "events";
+	qpmu->events_group.attrs = qpmu->event_attrs;
+	return 0;
+}
+
+static void qpiu_pmu_free(struct qpiu_pmu *qpmu)
+{
+	kfree(qpmu->event_attrs);
+	kfree(qpmu->event_descs);
+	kfree(qpmu);
+}
+
+/*
+ * intel_uncore registers PMUs of the same names.  perf_pmu_register() would
+ * fail on the duplicate sysfs name with a stack dump; say what is wrong
+ * instead.
+ */
+static bool qpiu_pmu_name_taken(const char *name)
+{
+	char path[64];
+	struct path p;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", name);
+	if (kern_path(path, 0, &p))
+		return false;
+	path_put(&p);
+	return true;
+}
+
+/* The PMU for box @idx of @kind, registered on first use. */
+struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
+			      enum qpiu_box_kind kind, unsigned int idx)
+{
+	struct qpiu_pmu *qpmu;
+	int ret;
+
+	lockdep_assert_held(&qpiu_mutex);
+	if (idx >= QPIU_MAX_BOXES)
+		return ERR_PTR(-ERANGE);
+	qpmu = qpiu_pmus[kind][idx];
+	if (qpmu)
+		return qpmu->plat == plat ? qpmu : ERR_PTR(-EXDEV);
+
+	qpmu = kzalloc(sizeof(*qpmu), GFP_KERNEL);
+	if (!qpmu)
+		return ERR_PTR(-ENOMEM);
+	qpmu->plat = plat;
+	qpmu->desc = plat->box[kind];
+	qpmu->idx = idx;
+	snprintf(qpmu->name, sizeof(qpmu->name), "uncore_%s_%u",
+		 qpmu->desc->name, idx);
+	ret = qpiu_build_events(qpmu, kind);
+	if (ret)
+		goto err;
+	qpmu->groups[0] = &qpiu_format_groups[kind];
+	qpmu->groups[1] = &qpmu->events_group;
+	qpmu->groups[2] = &qpiu_cpumask_group;
+
+	if (qpiu_pmu_name_taken(qpmu->name)) {
+		pr_err("%s: a PMU of that name exists already, most likely from intel_uncore; unload it (rmmod intel_uncore) or blacklist it, then load qpi_uncore again\n",
+		       qpmu->name);
+		ret = -EBUSY;
+		goto err;
+	}
+
+	qpmu->pmu = (struct pmu) {
+		.module		= THIS_MODULE,
+		.task_ctx_nr	= perf_invalid_context,
+		.attr_groups	= qpmu->groups,
+		.event_init	= qpiu_event_init,
+		.add		= qpiu_event_add,
+		.del		= qpiu_event_del,
+		.start		= qpiu_event_start,
+		.stop		= qpiu_event_stop,
+		.read		= qpiu_event_read,
+		.pmu_enable	= qpiu_pmu_enable,
+		.pmu_disable	= qpiu_pmu_disable,
+	};
+	ret = perf_pmu_register(&qpmu->pmu, qpmu->name, -1);
+	if (ret) {
+		pr_err("%s: perf_pmu_register failed: %d\n", qpmu->name, ret);
+		goto err;
+	}
+	qpmu->registered = true;
+	qpiu_pmus[kind][idx] = qpmu;
+	return qpmu;
+err:
+	qpiu_pmu_free(qpmu);
+	return ERR_PTR(ret);
+}
+
+struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
+				  unsigned int socket)
+{
+	struct qpiu_box *box;
+
+	lockdep_assert_held(&qpiu_mutex);
+	if (socket >= QPIU_MAX_SOCKETS)
+		return ERR_PTR(-ERANGE);
+	if (rcu_access_pointer(qpmu->boxes[socket]))
+		return ERR_PTR(-EEXIST);
+
+	box = kzalloc(sizeof(*box), GFP_KERNEL);
+	if (!box)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&box->ref);
+	raw_spin_lock_init(&box->lock);
+	box->pmu = qpmu;
+	box->socket = socket;
+	box->pdev = pdev;
+	box->cpu = qpiu_socket_reader(socket);
+	box->fold_ns = qpiu_fold_interval_ns(qpmu->desc);
+	hrtimer_init(&box->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	box->hrtimer.function = qpiu_fold;
+	qpiu_box_init_hw(box);
+
+	rcu_assign_pointer(qpmu->boxes[socket], box);
+	if (box->cpu >= 0)
+		cpumask_set_cpu(box->cpu, &qpmu->cpumask);
+	return box;
+}
+
+/*
+ * The function is going away.  Events that still refer to the box keep their
+ * counts and stop counting; the box is freed with the last of them.
+ */
+void qpiu_pmu_remove_box(struct qpiu_box *box)
+{
+	struct qpiu_pmu *qpmu = box->pmu;
+	unsigned long flags;
+
+	lockdep_assert_held(&qpiu_mutex);
+	RCU_INIT_POINTER(qpmu->boxes[box->socket], NULL);
+	if (box->cpu >= 0)
+		cpumask_clear_cpu(box->cpu, &qpmu->cpumask);
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	if (box->pdev && !box->dead && !pci_dev_is_disconnected(box->pdev))
+		qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL |
+			    UNC_BOX_CTL_RST_CTRS);
+	box->pdev = NULL;
+	box->dead = true;
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+	hrtimer_cancel(&box->hrtimer);
+	kref_put(&box->ref, qpiu_box_release);
+}
+
+/* Socket @socket is now read by @new_cpu (-1: none) instead of @old_cpu. */
+void qpiu_pmus_set_reader(unsigned int socket, int old_cpu, int new_cpu)
+{
+	unsigned int k, i;
+
+	lockdep_assert_held(&qpiu_mutex);
+	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
+		for (i = 0; i < QPIU_MAX_BOXES; i++) {
+			struct qpiu_pmu *qpmu = qpiu_pmus[k][i];
+			struct qpiu_box *box;
+			unsigned long flags;
+
+			if (!qpmu)
+				continue;
+			box = rcu_dereference_protected(qpmu->boxes[socket],
+							true);
+			if (!box)
+				continue;
+			raw_spin_lock_irqsave(&box->lock, flags);
+			box->cpu = new_cpu;
+			raw_spin_unlock_irqrestore(&box->lock, flags);
+			if (old_cpu >= 0)
+				cpumask_clear_cpu(old_cpu, &qpmu->cpumask);
+			if (new_cpu >= 0)
+				cpumask_set_cpu(new_cpu, &qpmu->cpumask);
+			if (old_cpu >= 0 && new_cpu >= 0)
+				perf_pmu_migrate_context(&qpmu->pmu, old_cpu,
+							 new_cpu);
+		}
+	}
+}
+
+const char *qpiu_pmus_platform_name(void)
+{
+	unsigned int k, i;
+
+	lockdep_assert_held(&qpiu_mutex);
+	for (k = 0; k < QPIU_NR_BOX_KINDS; k++)
+		for (i = 0; i < QPIU_MAX_BOXES; i++)
+			if (qpiu_pmus[k][i])
+				return qpiu_pmus[k][i]->plat->name;
+	return "none";
+}
+
+void qpiu_pmus_destroy(void)
+{
+	unsigned int k, i;
+
+	mutex_lock(&qpiu_mutex);
+	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
+		for (i = 0; i < QPIU_MAX_BOXES; i++) {
+			struct qpiu_pmu *qpmu = qpiu_pmus[k][i];
+
+			if (!qpmu)
+				continue;
+			perf_pmu_unregister(&qpmu->pmu);
+			qpiu_pmus[k][i] = NULL;
+			qpiu_pmu_free(qpmu);
+		}
+	}
+	mutex_unlock(&qpiu_mutex);
+}
