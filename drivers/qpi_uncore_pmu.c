@@ -170,7 +170,17 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 	int ret;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
-	ret = box->dead ? -ENODEV : qpiu_box_place(box, event);
+	/*
+	 * An event of a box that is gone stays scheduled with its count
+	 * frozen: failing here would block every event queued behind it.
+	 */
+	if (box->dead) {
+		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+		hwc->idx = -1;
+		raw_spin_unlock_irqrestore(&box->lock, irqflags);
+		return 0;
+	}
+	ret = qpiu_box_place(box, event);
 	if (!ret) {
 		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 		if (flags & PERF_EF_START)
