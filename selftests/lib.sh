@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the qpi_uncore selftests (busybox sh compatible).
+#
+# A test script declares its plan, then runs subtests:
+#   ktap_plan 3
+#   t_begin name; expect_eq "what" "$got" "$want"; t_end
+#   ktap_finish
+# Exit codes follow kselftest: 0 pass, 1 fail, 4 skip.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+DBG=/sys/kernel/debug/qpisim
+MODDIR=${QPI_MODDIR:-/lib/modules/qpi}
+QPICFG=$HERE/qpicfg
+PLATFORM=${QPI_PLATFORM:-snbep}
+NR_SOCKETS=${QPI_SOCKETS:-2}
+
+ksft_n=0
+ksft_failed=0
+ksft_plan=0
+t_name=
+t_err=0
+
+ktap_plan()
+{
+	ksft_plan=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+t_begin()
+{
+	t_name=$1
+	t_err=0
+}
+
+t_end()
+{
+	ksft_n=$((ksft_n + 1))
+	if [ "$t_err" -eq 0 ]; then
+		echo "ok $ksft_n $t_name"
+	else
+		ksft_failed=$((ksft_failed + 1))
+		echo "not ok $ksft_n $t_name"
+	fi
+}
+
+t_skip()
+{
+	ksft_n=$((ksft_n + 1))
+	echo "ok $ksft_n $1 # SKIP $2"
+}
+
+ktap_finish()
+{
+	if [ "$ksft_n" -ne "$ksft_plan" ]; then
+		echo "# planned $ksft_plan tests, ran $ksft_n"
+		exit $KSFT_FAIL
+	fi
+	echo "# totals: pass:$((ksft_n - ksft_failed)) fail:$ksft_failed"
+	[ "$ksft_failed" -eq 0 ] && exit $KSFT_PASS
+	exit $KSFT_FAIL
+}
+
+fail()
+{
+	echo "# $t_name: $*"
+	t_err=1
+}
+
+# expect_eq WHAT GOT WANT: exact string comparison
+expect_eq()
+{
+	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
+}
+
+# expect_num WHAT GOT WANT: numeric comparison (hex or decimal, 64-bit)
+expect_num()
+{
+	if [ -z "$2" ] || [ $(($2)) -ne $(($3)) ]; then
+		fail "$1: got '$2', want $(printf '%d (0x%x)' $(($3)) $(($3)))"
+	fi
+}
+
+# expect_ok WHAT CMD...: the command must succeed
+expect_ok()
+{
+	what=$1
+	shift
+	"$@" > /tmp/ksft.out 2>&1 || fail "$what: '$*' failed: $(cat /tmp/ksft.out)"
+}
+
+# expect_err WHAT ERRNO-TEXT CMD...: the command must fail, its message
+# containing ERRNO-TEXT (e.g. "Invalid argument")
+expect_err()
+{
+	what=$1
+	text=$2
+	shift 2
+	if "$@" > /tmp/ksft.out 2>&1; then
+		fail "$what: '$*' succeeded, want failure"
+	elif ! grep -q "$text" /tmp/ksft.out; then
+		fail "$what: '$*': $(cat /tmp/ksft.out), want '$text'"
+	fi
+}
+
+# expect_dmesg WHAT PATTERN: a kernel message since the last dmesg_mark
+expect_dmesg()
+{
+	dmesg | sed -n "/QPITEST-MARK-$dmesg_seq\$/,\$p" | grep -q -- "$2" ||
+		fail "$1: no kernel message matching '$2'"
+}
+
+dmesg_seq=0
+dmesg_mark()
+{
+	dmesg_seq=$((dmesg_seq + 1))
+	echo "QPITEST-MARK-$dmesg_seq" > /dev/kmsg
+}
+
+# ---- qpisim ----
+
+qpisim_unload()
+{
+	grep -q '^qpisim ' /proc/modules && rmmod qpisim
+	return 0
+}
+
+# qpisim_load [param=value ...]: (re)load the model; platform defaults to
+# the VM's platform unless a platform= parameter is given.
+qpisim_load()
+{
+	qpisim_unload
+	case " $* " in
+	*" platform="*) insmod "$MODDIR/qpisim.ko" "$@" ;;
+	*) insmod "$MODDIR/qpisim.ko" platform="$PLATFORM" "$@" ;;
+	esac
+}
+
+# bdf SOCKET SLOT FUNC: PCI address of a function of a simulated socket
+bdf()
+{
+	printf '0000:%02x:%02x.%x' "$(cat "$DBG/socket$1/bus")" "$2" "$3"
+}
+
+cfg_rd() { "$QPICFG" "$1" rd "$2"; }
+cfg_rd64() { "$QPICFG" "$1" rd64 "$2"; }
+cfg_wr() { "$QPICFG" "$1" wr "$2" "$3"; }
+cfg_wr64() { "$QPICFG" "$1" wr64 "$2" "$3"; }
+
+inject()
+{
+	echo "$*" > "$DBG/inject"
+}
+
+# Register offsets (include/qpi_uncore_regs.h)
+CTR0=0xa0
+CTL0=0xd8
+BOX_CTL=0xf4
+BOX_STATUS=0xf8
+ctr() { echo $((0xa0 + 8 * $1)); }
+ctl() { echo $((0xd8 + 4 * $1)); }
+EN=$((1 << 22))
+EXT=$((1 << 21))
+INV=$((1 << 23))
+EDGE=$((1 << 18))
+OV_EN=$((1 << 20))
+RST=$((1 << 17))
+FRZ=$((1 << 8))
+FRZ_EN=$((1 << 16))
+RST_CTRL=1
+RST_CTRS=2
+um() { echo $(($1 << 8)); }
+th() { echo $(($1 << 24)); }
+
+# Slots of the PMON functions per platform: qpi_slot PORT, r3_slot LINK
+qpi_bdf() # SOCKET PORT
+{
+	case "$2" in
+	0) bdf "$1" 8 2 ;;
+	1) bdf "$1" 9 2 ;;
+	2) case "$QSIM_PLAT" in
+	   ivbep) bdf "$1" 0x18 2 ;;
+	   *) bdf "$1" 0xa 2 ;;
+	   esac ;;
+	esac
+}
+
+mm_bdf() # SOCKET PORT
+{
+	case "$2" in
+	0) bdf "$1" 8 6 ;;
+	1) bdf "$1" 9 6 ;;
+	2) bdf "$1" 0xa 6 ;;
+	esac
+}
+
+r3_bdf() # SOCKET LINK
+{
+	case "$QSIM_PLAT" in
+	snbep | ivbep)
+		case "$2" in
+		0) bdf "$1" 0x13 5 ;;
+		1) bdf "$1" 0x13 6 ;;
+		2) bdf "$1" 0x12 5 ;;
+		esac ;;
+	*)
+		case "$2" in
+		0) bdf "$1" 0xb 1 ;;
+		1) bdf "$1" 0xb 2 ;;
+		2) bdf "$1" 0xb 5 ;;
+		esac ;;
+	esac
+}
+
+# Load with an explicit platform and remember it for the *_bdf helpers.
+qsim()
+{
+	QSIM_PLAT=$1
+	shift
+	qpisim_load platform="$QSIM_PLAT" "$@"
+}
+
+# ---- qpi_uncore ----
+
+qpiu_load()
+{
+	grep -q '^qpi_uncore ' /proc/modules || insmod "$MODDIR/qpi_uncore.ko" "$@"
+}
+
+qpiu_unload()
+{
+	grep -q '^qpi_uncore ' /proc/modules && rmmod qpi_uncore
+	return 0
+}
+
+# qperf: run qpiperf on the script given on stdin; output in $QOUT
+qperf()
+{
+	QOUT=$("$HERE/qpiperf")
+	echo "$QOUT" | grep -E '^\?|inject error|sh error' | sed 's/^/# qpiperf: /'
+}
+
+# val NAME: the count qpiperf read for NAME; err NAME: its open errno
+val() { echo "$QOUT" | awk -v n="$1" '$1 == n { sub("value=", "", $2); print $2 }' | tail -n 1; }
+err() { echo "$QOUT" | awk -v n="$1" '$1 == n && $2 ~ /^error=/ { sub("error=", "", $2); print $2 }'; }
+opened() { echo "$QOUT" | awk -v n="$1" '$1 == n && $2 == "ok" { print "yes" }'; }
+
+EINVAL=22
+ENODEV=19
+EOPNOTSUPP=95
+ENOENT=2
+PMUS=/sys/bus/event_source/devices

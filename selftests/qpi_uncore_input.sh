@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# qpi_uncore bad input: every refusal has the right errno and one kernel
+# message naming the field, nothing is written to a register, messages are
+# rate limited, and the PMU keeps working afterwards.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 5
+
+qpiu_unload
+expect_ok "load qpisim" qsim snbep
+expect_ok "load qpi_uncore" qpiu_load
+c0=$(cat "$PMUS/uncore_qpi_0/cpumask" | cut -d, -f1)
+other=$((c0 + 1))
+
+# case NAME ERRNO MESSAGE-PART OPEN-ARGS...
+cases=0
+check_case()
+{
+	name=$1 errno=$2 text=$3
+	shift 3
+	cases=$((cases + 1))
+	qperf <<EOT
+open $name $*
+EOT
+	expect_eq "$name errno" "$(err "$name")" "$errno"
+	dmesg | sed -n "/QPITEST-MARK-$dmesg_seq\$/,\$p" | grep -qF -- "$text" ||
+		fail "$name: no message containing '$text'"
+}
+
+t_begin "config_fields_refused"
+echo clear > "$DBG/log"
+dmesg_mark
+check_case bit16 $EINVAL "bits 0x10000 are reserved on uncore_qpi" uncore_qpi_0 0x10014 socket=0
+check_case bit19 $EINVAL "bits 0x80000 are reserved on uncore_qpi" uncore_qpi_0 0x80014 socket=0
+check_case ov_en $EINVAL "bits 0x100000 are reserved on uncore_qpi" uncore_qpi_0 0x100014 socket=0
+check_case bit40 $EINVAL "bits 0x10000000000 are reserved" uncore_qpi_0 0x10000000014 socket=0
+check_case r3_inv $EINVAL "bits 0x800000 are reserved on uncore_r3qpi" uncore_r3qpi_0 0x01800001 socket=0
+check_case r3_ext $EINVAL "bits 0x200000 are reserved on uncore_r3qpi" uncore_r3qpi_0 0x200001 socket=0
+check_case edge0 $EINVAL "edge and inv need thresh > 0" uncore_qpi_0 0x40014 socket=0
+check_case inv0 $EINVAL "edge and inv need thresh > 0" uncore_qpi_1 0x800014 socket=0
+check_case cfg1 $EOPNOTSUPP "config1=0x1c00: uncore_qpi has no packet filter" uncore_qpi_0 0x200038 config1=0x1c00 socket=0
+check_case r3cfg2 $EINVAL "config2=0x5: uncore_r3qpi has no packet filter" uncore_r3qpi_1 0x01 config2=5 socket=1
+t_end
+
+t_begin "event_kinds_refused"
+sleep 5.2
+dmesg_mark
+check_case sampling $EOPNOTSUPP "sampling is not supported" uncore_qpi_0 0x14 socket=0 period=1000
+check_case pertask $EINVAL "not per task" uncore_qpi_0 0x14 task
+check_case notreader $EINVAL "cpu=$other: not in cpumask" uncore_qpi_0 0x14 cpu=$other
+check_case exclude $EINVAL "cannot exclude" uncore_qpi_0 0x14 socket=0 exclude=user
+t_end
+
+t_begin "nothing_written_for_refused_events"
+expect_num "config writes" "$(wc -l < "$DBG/log")" 0
+for f in "$DBG"/socket*/*/rsvd_writes "$DBG"/socket*/*/undef_writes; do
+	expect_num "$f" "$(cat "$f")" 0
+done
+t_end
+
+t_begin "messages_rate_limited"
+sleep 5.2
+dmesg_mark
+script=""
+for i in $(seq 1 30); do
+	script="$script
+open f$i uncore_qpi_0 0x10014 socket=0"
+done
+qperf <<EOT
+$script
+EOT
+n=$(dmesg | sed -n "/QPITEST-MARK-$dmesg_seq\$/,\$p" | grep -c "reserved on uncore_qpi")
+expect_num "messages for 30 refusals" "$n" 10
+expect_eq "last still refused" "$(err f30)" $EINVAL
+t_end
+
+t_begin "still_counts_after_bad_input"
+qperf <<EOT
+open ok uncore_qpi_0 0x14 socket=0
+open edge uncore_qpi_0 0x01040014 socket=0
+open sw software 0 cpu=$c0
+open grp uncore_qpi_0 0x14 cpu=$c0 group=sw
+inject event socket=0 box=qpi0 event=0x14 count=31
+read ok
+read edge
+read grp
+EOT
+expect_num "plain" "$(val ok)" 31
+expect_num "edge with thresh 1: one rising edge" "$(val edge)" 1
+expect_num "in a group led by a software event" "$(val grp)" 31
+t_end
+
+qpiu_unload
+qpisim_unload
+ktap_finish

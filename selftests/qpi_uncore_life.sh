@@ -1,0 +1,141 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# qpi_uncore life cycle: CPU hotplug moves a socket's events to another CPU
+# without losing counts, functions removed while counting, module unload
+# with open events, the model going away underneath, intel_uncore owning the
+# devices, and a UBox that cannot be read.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 6
+
+qpiu_unload
+expect_ok "load qpisim" qsim snbep
+expect_ok "load qpi_uncore" qpiu_load
+
+# The CPUs of socket 1, in order.
+s1=$(grep -lx 1 /sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id |
+	sed 's|.*/cpu\([0-9]*\)/.*|\1|' | sort -n | paste -sd' ' -)
+set -- $s1
+first=$1 second=${2:-}
+c0=$(cut -d, -f1 "$PMUS/uncore_qpi_0/cpumask")
+
+t_begin "hotplug_moves_reader_without_losing_counts"
+if [ -z "$second" ]; then
+	fail "needs two CPUs in socket 1 (have: $s1)"
+else
+	qperf <<EOT
+open e uncore_qpi_0 0x14 socket=1
+inject event socket=1 box=qpi0 event=0x14 count=100
+read e
+sh echo 0 > /sys/devices/system/cpu/cpu$first/online
+sh cat $PMUS/uncore_qpi_0/cpumask > /tmp/mask.1
+inject event socket=1 box=qpi0 event=0x14 count=50
+read e
+sh echo 0 > /sys/devices/system/cpu/cpu$second/online
+sh cat $PMUS/uncore_qpi_0/cpumask > /tmp/mask.2
+sh echo 1 > /sys/devices/system/cpu/cpu$first/online
+sh cat $PMUS/uncore_qpi_0/cpumask > /tmp/mask.3
+sh echo 1 > /sys/devices/system/cpu/cpu$second/online
+open f uncore_qpi_0 0x14 socket=1
+inject event socket=1 box=qpi0 event=0x14 count=7
+read f
+EOT
+	expect_num "after migration" "$(val e)" 150
+	expect_eq "reader moved" "$(cat /tmp/mask.1)" "$c0,$second"
+	expect_eq "socket without CPUs has no reader" "$(cat /tmp/mask.2)" "$c0"
+	expect_eq "reader back" "$(cat /tmp/mask.3)" "$c0,$first"
+	expect_num "new event after re-online" "$(val f)" 7
+fi
+t_end
+
+t_begin "function_removed_while_counting"
+qperf <<EOT
+open e uncore_qpi_0 0x14 socket=0
+open r uncore_r3qpi_1 0x01 socket=0
+inject event socket=0 box=qpi0 event=0x14 count=10
+inject event socket=0 box=r3qpi1 event=0x01 count=20
+read e
+sh echo 0 > $DBG/socket0/qpi0/present
+inject event socket=0 box=qpi0 event=0x14 count=5
+inject event socket=0 box=r3qpi1 event=0x01 count=2
+read e
+read r
+sh echo 1 > $DBG/socket0/qpi0/present
+open g uncore_qpi_0 0x14 socket=0
+inject event socket=0 box=qpi0 event=0x14 count=3
+read g
+read e
+EOT
+expect_num "count kept after removal" "$(val e)" 10
+expect_num "sibling box unaffected" "$(val r)" 22
+expect_num "re-added function counts" "$(val g)" 3
+t_end
+
+t_begin "module_unload_refused_with_open_events"
+qperf <<EOT
+open e uncore_r3qpi_0 0x01 socket=0
+sh rmmod qpi_uncore 2>/dev/null; grep -c '^qpi_uncore ' /proc/modules > /tmp/loaded
+inject event socket=0 box=r3qpi0 event=0x01 count=9
+read e
+EOT
+expect_num "still loaded" "$(cat /tmp/loaded)" 1
+expect_num "still counting" "$(val e)" 9
+expect_ok "unload after close" qpiu_unload
+expect_ok "reload" qpiu_load
+t_end
+
+t_begin "model_unloaded_under_open_events"
+dmesg_mark
+qperf <<EOT
+open e uncore_qpi_1 0x14 socket=1
+inject event socket=1 box=qpi1 event=0x14 count=44
+read e
+sh rmmod qpisim
+read e
+sh insmod $MODDIR/qpisim.ko platform=snbep
+open f uncore_qpi_1 0x14 socket=1
+inject event socket=1 box=qpi1 event=0x14 count=6
+read f
+EOT
+expect_num "count kept" "$(val e)" 44
+expect_num "new boxes count" "$(val f)" 6
+t_end
+
+t_begin "intel_uncore_owning_devices_is_explained"
+expect_ok "unload" qpiu_unload
+for m in $(cat /lib/modules/stock/load-order); do
+	insmod "/lib/modules/stock/$m" || fail "cannot load stock $m"
+done
+dmesg_mark
+expect_err "load beside intel_uncore" "busy" qpiu_load
+expect_dmesg "message" "is already driven by 'snbep_uncore' (module intel_uncore)"
+expect_dmesg "advice" "unload it first (rmmod intel_uncore) or blacklist it"
+rmmod intel_uncore || fail "cannot unload intel_uncore"
+expect_ok "load after intel_uncore is gone" qpiu_load
+qperf <<EOT
+open e uncore_qpi_0 0x14 socket=0
+inject event socket=0 box=qpi0 event=0x14 count=5
+read e
+EOT
+expect_num "counts" "$(val e)" 5
+t_end
+
+t_begin "unreadable_ubox_refuses_its_socket"
+qpiu_unload
+expect_ok "reload model" qsim snbep
+echo 1 > "$DBG/socket1/ubox/all_ones"
+dmesg_mark
+expect_ok "load" qpiu_load
+expect_dmesg "message" "cannot tell the socket of bus ff: UBox CPUNODEID=0xffffffff GIDNIDMAP=0xffffffff do not read as a UBox"
+expect_eq "only socket 0 is read" "$(cat "$PMUS/uncore_qpi_0/cpumask")" "$c0"
+qperf <<EOT
+open e uncore_qpi_0 0x14 socket=0
+inject event socket=0 box=qpi0 event=0x14 count=8
+read e
+EOT
+expect_num "socket 0 still counts" "$(val e)" 8
+t_end
+
+qpiu_unload
+qpisim_unload
+ktap_finish

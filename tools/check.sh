@@ -1,0 +1,99 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: installs what is missing, then runs every test stage and ends
+# with one line "N passed, N failed" (N counting individual KTAP test cases).
+# Stages: W=1 build, sparse, checkpatch, host unit tests, and the selftests
+# in QEMU guests of several shapes.  Exit status 0 only if nothing failed.
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo" || exit 1
+out=$repo/.vm/check
+mkdir -p "$out"
+
+pass=0 fail=0 skip=0
+failed=()
+
+# tally FILE KIND RC: count KTAP results of one stage.  "vm" stages count
+# the leaf results of each selftest ("# ok N ...") and run-vm's kernel log
+# verdict; "flat" stages count top-level "ok N" lines.
+tally() {
+	local file=$1 kind=$2 rc=$3 p f s
+	if [[ $kind == vm ]]; then
+		p=$(grep -cE '^# (ok [0-9]+|ok - )' "$file")
+		f=$(grep -cE '^# not ok [0-9]+' "$file")
+		s=$(grep -cE '^# ok [0-9]+ .*# SKIP' "$file")
+		p=$((p - s + $(grep -cE '^ok - kernel log clean' "$file")))
+		f=$((f + $(grep -cE '^not ok - kernel log clean' "$file")))
+		# A test that died before reporting failed leaves.
+		f=$((f + $(grep -cE '^not ok [0-9]+ selftests: .*# (exit=(124|137)|no such)' "$file")))
+	else
+		p=$(grep -cE '^ok [0-9]+ ' "$file")
+		f=$(grep -cE '^not ok [0-9]+ ' "$file")
+		s=$(grep -cE '^ok [0-9]+ .*# SKIP' "$file")
+		p=$((p - s))
+	fi
+	if [[ $rc != 0 && $f == 0 ]]; then
+		echo "not ok - $(basename "$file" .log) exited $rc"
+		f=1
+	fi
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	[[ $f == 0 ]] || failed+=("$(basename "$file" .log)")
+}
+
+# stage NAME KIND CMD...: run CMD, show and keep its output, tally it
+stage() {
+	local name=$1 kind=$2 rc
+	shift 2
+	echo "# ==== $name"
+	"$@" 2>&1 | tee "$out/$name.log"
+	rc=${PIPESTATUS[0]}
+	tally "$out/$name.log" "$kind" "$rc"
+}
+
+build_w1() {
+	local log
+	log=$(make -C "$repo" W=1 modules 2>&1)
+	local rc=$?
+	echo "$log" | grep -E 'warning:|error:' | sed 's/^/# /'
+	if [[ $rc == 0 ]] && ! grep -qE 'warning:|error:' <<< "$log"; then
+		echo "ok 1 modules build with W=1, no warnings"
+	else
+		echo "not ok 1 modules build with W=1, no warnings"
+	fi
+	make -C "$repo/selftests" > /dev/null 2>&1 && echo "ok 2 selftest helpers build" ||
+		echo "not ok 2 selftest helpers build"
+}
+
+sparse_check() {
+	local log
+	log=$(make -C "$repo" sparse 2>&1)
+	local rc=$?
+	grep -E 'warning:|error:' <<< "$log" | sed 's/^/# /'
+	if [[ $rc == 0 ]] && ! grep -qE 'warning:|error:' <<< "$log"; then
+		echo "ok 1 sparse C=2 clean"
+	else
+		echo "not ok 1 sparse C=2 clean"
+	fi
+}
+
+tools/vm/deps.sh || { echo "check: installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
+export QPI_KVER=${QPI_KVER:-$(tools/vm/kver.sh)}
+
+stage build flat build_w1
+stage sparse flat sparse_check
+stage checkpatch flat tools/checkpatch.sh
+stage unittest flat make -s -C tools/unittest run
+stage vm-snbep-2s vm tools/vm/run-vm --platform snbep --sockets 2 --no-build
+stage vm-ivbep-2s vm tools/vm/run-vm --platform ivbep --sockets 2 --no-build
+stage vm-snbep-4s vm tools/vm/run-vm --platform snbep --sockets 4 --cores 1 --no-build \
+	--tests "qpisim_topology.sh qpisim_count.sh"
+
+echo "# ==== summary"
+[[ ${#failed[@]} == 0 ]] || echo "# failing stages: ${failed[*]}"
+if [[ $skip != 0 ]]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[[ $fail == 0 ]]
