@@ -66,6 +66,7 @@ u8 qpiu_counter_mask(const struct qpiu_box_desc *d, u32 ctl)
 struct assign_state {
 	const u8 *masks;
 	const s8 *prefer;
+	u8 claimed;		/* counters some event already holds */
 	s8 *out;
 	u8 order[QPIU_MAX_GROUP];
 	unsigned int n;
@@ -75,22 +76,31 @@ struct assign_state {
 static bool try_counter(struct assign_state *st, unsigned int k, u8 used,
 			int c);
 
+/*
+ * An event keeps its counter when it can, and otherwise first tries
+ * counters no other event holds: every move costs config accesses.
+ */
 static bool assign_from(struct assign_state *st, unsigned int k, u8 used)
 {
-	unsigned int i, c;
+	unsigned int i, c, pass;
 
 	if (k == st->n)
 		return true;
 	i = st->order[k];
-	/* An event keeps its counter when it can: moving it costs accesses. */
 	if (st->prefer && st->prefer[i] >= 0 &&
 	    try_counter(st, k, used, st->prefer[i]))
 		return true;
-	for (c = 0; c < st->nr_ctrs; c++) {
-		if (st->prefer && st->prefer[i] == (s8)c)
-			continue;
-		if (try_counter(st, k, used, c))
-			return true;
+	for (pass = 0; pass < 2; pass++) {
+		for (c = 0; c < st->nr_ctrs; c++) {
+			bool claimed = st->claimed & BIT(c);
+
+			/* pass 0: unclaimed counters, pass 1: the others */
+			if ((st->prefer && st->prefer[i] == (s8)c) ||
+			    claimed == !pass)
+				continue;
+			if (try_counter(st, k, used, c))
+				return true;
+		}
 	}
 	return false;
 }
@@ -141,6 +151,8 @@ int qpiu_assign(const u8 *masks, unsigned int n, unsigned int nr_ctrs,
 	if (n > nr_ctrs || n > QPIU_MAX_GROUP)
 		return -ENOSPC;
 	for (i = 0; i < n; i++) {
+		if (prefer && prefer[i] >= 0)
+			st.claimed |= BIT(prefer[i]);
 		st.order[i] = i;
 		for (j = i; j > 0; j--) {
 			u8 a = st.order[j - 1], b = st.order[j];

@@ -12,6 +12,14 @@
 #define QPIU_MAX_GROUP		8	/* events one box can be asked to hold */
 #define QPIU_MSG_LEN		160
 
+enum qpiu_platform_id {
+	QPIU_SNBEP,		/* Xeon E5-2600 (Sandy Bridge-EP) */
+	QPIU_IVBEP,		/* Xeon E5-2600 v2 (Ivy Bridge-EP) */
+	QPIU_HSWEP,		/* Xeon E5 v3 (Haswell-EP) */
+	QPIU_BDX,		/* Xeon E5 v4 (Broadwell-EP) */
+	QPIU_NR_PLATFORMS,
+};
+
 enum qpiu_box_kind {
 	QPIU_BOX_QPI,
 	QPIU_BOX_R3QPI,
@@ -40,6 +48,9 @@ struct qpiu_box_desc {
 	u16 max_mhz;
 	const struct qpiu_constraint *constraints;	/* ends with mask 0 */
 };
+
+extern const struct qpiu_box_desc
+	qpiu_box_descs[QPIU_NR_PLATFORMS][QPIU_NR_BOX_KINDS];
 
 /* Config bits existing tools set that the driver owns: accepted, ignored. */
 #define QPIU_CFG_IGNORED	(UNC_CTL_EN | UNC_CTL_RST)

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of the qpi_uncore rules: config validation, counter
+ * restrictions against the event tables, counter assignment against an
+ * exhaustive search, deltas, fold intervals, and the consistent 64-bit read
+ * against a simulated counter that moves between accesses.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "qpi_uncore_logic.h"
+#include "ktap.h"
+
+#ifndef EVENTS_DIR
+#define EVENTS_DIR "../events"
+#endif
+
+static const struct qpiu_box_desc *qpi = &qpiu_box_descs[QPIU_SNBEP][QPIU_BOX_QPI];
+static const struct qpiu_box_desc *r3 = &qpiu_box_descs[QPIU_IVBEP][QPIU_BOX_R3QPI];
+
+static int check(const struct qpiu_box_desc *d, u64 c, u64 c1, u64 c2,
+		 const char *want_msg)
+{
+	char msg[QPIU_MSG_LEN] = "";
+	int ret = qpiu_check_config(d, c, c1, c2, msg, sizeof(msg));
+
+	if (want_msg && !strstr(msg, want_msg)) {
+		printf("# message '%s' lacks '%s'\n", msg, want_msg);
+		ktap_cur_failed = 1;
+	}
+	return ret;
+}
+
+static void test_config_validation(void)
+{
+	EXPECT_EQ(check(qpi, 0x14, 0, 0, NULL), 0);
+	EXPECT_EQ(check(qpi, 0xff20ffff | UNC_CTL_INVERT | UNC_CTL_EDGE_DET,
+			0, 0, NULL), 0);
+	/* en and rst, as PCM sets them, are accepted */
+	EXPECT_EQ(check(qpi, 0x420014, 0, 0, NULL), 0);
+	EXPECT_EQ(qpiu_ctl_bits(qpi, 0x420014), 0x14);
+	EXPECT_EQ(check(qpi, BIT(16) | 0x14, 0, 0, "bits 0x10000 are reserved on uncore_qpi"), -EINVAL);
+	EXPECT_EQ(check(qpi, BIT(19), 0, 0, "bits 0x80000"), -EINVAL);
+	EXPECT_EQ(check(qpi, BIT(20), 0, 0, "bits 0x100000"), -EINVAL);
+	EXPECT_EQ(check(qpi, 1ULL << 32, 0, 0, "bits 0x100000000"), -EINVAL);
+	EXPECT_EQ(check(r3, UNC_CTL_INVERT | (1 << 24), 0, 0, "reserved on uncore_r3qpi"), -EINVAL);
+	EXPECT_EQ(check(r3, UNC_CTL_EV_SEL_EXT, 0, 0, "bits 0x200000"), -EINVAL);
+	EXPECT_EQ(check(qpi, UNC_CTL_EDGE_DET | 0x14, 0, 0, "edge and inv need thresh > 0"), -EINVAL);
+	EXPECT_EQ(check(qpi, UNC_CTL_INVERT | 0x14, 0, 0, "edge and inv need thresh > 0"), -EINVAL);
+	EXPECT_EQ(check(r3, UNC_CTL_EDGE_DET | (1 << 24), 0, 0, NULL), 0);
+	EXPECT_EQ(check(qpi, 0x200038, 0x1c00, 0, "config1=0x1c00"), -EOPNOTSUPP);
+	EXPECT_EQ(check(qpi, 0x200038, 0, 0x1e00, "config2=0x1e00"), -EOPNOTSUPP);
+	EXPECT_EQ(check(r3, 0x1, 0, 1, "config2=0x1: uncore_r3qpi has no packet filter"), -EINVAL);
+}
+
+/* Every row of every event table: our restriction is the listed one. */
+static void test_restrictions_match_event_tables(void)
+{
+	static const char *const plats[] = { "snbep", "ivbep", "hswep", "bdx" };
+	unsigned int p, rows = 0;
+
+	for (p = 0; p < ARRAY_SIZE(plats); p++) {
+		char path[256], line[512];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/events-%s.csv", EVENTS_DIR,
+			 plats[p]);
+		f = fopen(path, "r");
+		if (!f) {
+			printf("# cannot open %s\n", path);
+			ktap_cur_failed = 1;
+			return;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			char box[16], name[128], ctrs[32];
+			unsigned int ev, um, ext, want = 0, k;
+			const struct qpiu_box_desc *d;
+			u8 got;
+
+			if (sscanf(line, "%15[^,],%127[^,],%x,%x,%u,%31s", box,
+				   name, &ev, &um, &ext, ctrs) != 6)
+				continue;
+			d = &qpiu_box_descs[p][strcmp(box, "qpi") ?
+					       QPIU_BOX_R3QPI : QPIU_BOX_QPI];
+			for (k = 0; ctrs[k]; k++)
+				if (ctrs[k] >= '0' && ctrs[k] <= '9')
+					want |= 1U << (ctrs[k] - '0');
+			/*
+			 * A list naming counters the box does not have (0-3 on
+			 * a 3-counter R3QPI) stands for the guides' "counter 0
+			 * only".
+			 */
+			if (want >> d->nr_ctrs)
+				want = 1;
+			got = qpiu_counter_mask(d, ev | (ext ? UNC_CTL_EV_SEL_EXT : 0) |
+						um << UNC_CTL_UMASK_SHIFT);
+			if (got != want) {
+				printf("# %s %s: mask 0x%x, table says 0x%x\n",
+				       plats[p], name, got, want);
+				ktap_cur_failed = 1;
+			}
+			rows++;
+		}
+		fclose(f);
+	}
+	EXPECT_EQ(rows, 147 + 294 + 298 + 301);
+}
+
+/* Exhaustive reference: is there any assignment at all? */
+static bool exists(const u8 *masks, unsigned int n, unsigned int k, u8 used)
+{
+	unsigned int c;
+
+	if (k == n)
+		return true;
+	for (c = 0; c < 4; c++)
+		if ((masks[k] & (1U << c)) && !(used & (1U << c)) &&
+		    exists(masks, n, k + 1, used | (1U << c)))
+			return true;
+	return false;
+}
+
+static void test_assign_exhaustive(void)
+{
+	unsigned int n, combo, cases = 0;
+
+	/* every multiset of masks over 4 counters, up to 4 events */
+	for (n = 1; n <= 5; n++) {
+		unsigned int total = 1;
+
+		for (combo = 0; combo < n; combo++)
+			total *= 16;
+		for (combo = 0; combo < total; combo++) {
+			u8 masks[5];
+			s8 out[5];
+			unsigned int i, c = combo;
+			int ret;
+
+			for (i = 0; i < n; i++, c /= 16)
+				masks[i] = c % 16;
+			ret = qpiu_assign(masks, n, 4, NULL, out);
+			EXPECT_EQ(ret == 0, n <= 4 && exists(masks, n, 0, 0));
+			if (!ret) {
+				u8 used = 0;
+
+				for (i = 0; i < n; i++) {
+					EXPECT_TRUE(masks[i] & (1U << out[i]));
+					EXPECT_TRUE(!(used & (1U << out[i])));
+					used |= 1U << out[i];
+				}
+			}
+			cases++;
+			if (ktap_cur_failed)
+				return;
+		}
+	}
+	EXPECT_EQ(cases, 16 + 256 + 4096 + 65536 + 1048576);
+}
+
+static void test_assign_keeps_counters(void)
+{
+	u8 masks[3] = { 0x7, 0x7, 0x1 };
+	s8 prefer[3] = { 2, 1, -1 }, out[3];
+
+	EXPECT_EQ(qpiu_assign(masks, 3, 3, prefer, out), 0);
+	EXPECT_EQ(out[0], 2);
+	EXPECT_EQ(out[1], 1);
+	EXPECT_EQ(out[2], 0);
+	/* counter 0 taken by a movable event: it moves, the other stays */
+	prefer[0] = 0;
+	prefer[1] = 1;
+	EXPECT_EQ(qpiu_assign(masks, 3, 3, prefer, out), 0);
+	EXPECT_EQ(out[0], 2);
+	EXPECT_EQ(out[1], 1);
+	EXPECT_EQ(out[2], 0);
+	masks[1] = 0x1;
+	EXPECT_EQ(qpiu_assign(masks, 3, 3, prefer, out), -ENOSPC);
+}
+
+static void test_delta_and_fold_interval(void)
+{
+	EXPECT_EQ(qpiu_delta(10, 25, 48), 15);
+	EXPECT_EQ(qpiu_delta((1ULL << 48) - 10, 15, 48), 25);
+	EXPECT_EQ(qpiu_delta((1ULL << 44) - 1, 0, 44), 1);
+	/* 2^48 / (63 x 4800 MHz) / 2 and 2^44 / (255 x 3000 MHz) / 2 */
+	EXPECT_EQ(qpiu_fold_interval_ns(qpi), 465401747000ULL);
+	EXPECT_EQ(qpiu_fold_interval_ns(r3), 11498160500ULL);
+	EXPECT_EQ(qpiu_fold_interval_ns(&qpiu_box_descs[QPIU_BDX][QPIU_BOX_R3QPI]),
+		  183970573000ULL);
+}
+
+/* A counter that moves by @step before every access. */
+struct fake_ctr {
+	u64 val;
+	u64 step;
+	u8 width;
+	unsigned int accesses;
+	bool all_ones;
+};
+
+static u32 fake_rd(void *ctx, unsigned int off)
+{
+	struct fake_ctr *f = ctx;
+
+	f->accesses++;
+	if (f->all_ones)
+		return ~0U;
+	f->val = (f->val + f->step) & ((1ULL << f->width) - 1);
+	return off & 4 ? f->val >> 32 : (u32)f->val;
+}
+
+static void test_consistent_read(void)
+{
+	struct fake_ctr f = { .val = 0xfffffff0, .step = 1, .width = 48 };
+	u64 v;
+
+	/* no carry: three accesses */
+	f.val = 0x234500000000ULL;
+	EXPECT_EQ(qpiu_read_counter(fake_rd, &f, 0xa0, 48, &v), 0);
+	EXPECT_EQ(v, 0x234500000002ULL);
+	EXPECT_EQ(f.accesses, 3);
+	/* a carry between the high reads: one retry, two more accesses */
+	f.val = 0xfffffffeULL;
+	f.accesses = 0;
+	EXPECT_EQ(qpiu_read_counter(fake_rd, &f, 0xa0, 48, &v), 0);
+	EXPECT_EQ(v, 0x100000002ULL);
+	EXPECT_EQ(f.accesses, 5);
+	/* every value read is one the counter held: 1000 reads at a rate that
+	 * carries every ~9 accesses
+	 */
+	f.step = 0x1c71c71d;
+	f.val = 0;
+	for (unsigned int i = 0; i < 1000; i++) {
+		int ret = qpiu_read_counter(fake_rd, &f, 0xa0, 48, &v);
+
+		if (ret == -EAGAIN)
+			continue;
+		EXPECT_EQ(ret, 0);
+		EXPECT_EQ(v % f.step, 0);
+		if (ktap_cur_failed)
+			return;
+	}
+	/* a counter carrying on every access is not hardware */
+	f.step = 1ULL << 32;
+	EXPECT_EQ(qpiu_read_counter(fake_rd, &f, 0xa0, 48, &v), -EAGAIN);
+	/* all ones: high bits no 48-bit counter has */
+	f.all_ones = true;
+	EXPECT_EQ(qpiu_read_counter(fake_rd, &f, 0xa0, 48, &v), -EIO);
+	EXPECT_EQ(qpiu_read_counter(fake_rd, &f, 0xa0, 44, &v), -EIO);
+}
+
+static const struct ktap_case cases[] = {
+	{ "config_validation", test_config_validation },
+	{ "restrictions_match_event_tables", test_restrictions_match_event_tables },
+	{ "assign_exhaustive", test_assign_exhaustive },
+	{ "assign_keeps_counters", test_assign_keeps_counters },
+	{ "delta_and_fold_interval", test_delta_and_fold_interval },
+	{ "consistent_read", test_consistent_read },
+};
+
+int main(void)
+{
+	return ktap_run("qpi_uncore_logic", cases, ARRAY_SIZE(cases));
+}
