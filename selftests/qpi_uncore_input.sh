@@ -67,11 +67,22 @@ for i in $(seq 1 30); do
 	script="$script
 open f$i uncore_qpi_0 0x10014 socket=0"
 done
+t0=$(cut -d' ' -f1 /proc/uptime)
 qperf <<EOT
 $script
 EOT
+t1=$(cut -d' ' -f1 /proc/uptime)
 n=$(dmesg | sed -n "/QPITEST-MARK-$dmesg_seq\$/,\$p" | grep -c "reserved on uncore_qpi")
-expect_num "messages for 30 refusals" "$n" 10
+# A burst of 10 per 5 s: exact when the 30 refusals took well under 5 s (a
+# loaded host can stretch them over a second window).
+ms=$(( (${t1%.*}${t1#*.} - ${t0%.*}${t0#*.}) * 10 ))
+if [ "$ms" -lt 4500 ]; then
+	expect_num "messages for 30 refusals in ${ms} ms" "$n" 10
+else
+	[ "$n" -le $((10 * (ms / 5000 + 1))) ] ||
+		fail "$n messages for 30 refusals over $ms ms"
+	echo "# refusals took $ms ms; checked the bound only"
+fi
 expect_eq "last still refused" "$(err f30)" $EINVAL
 t_end
 

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+# make demo, inside the guest (busybox sh): count simulated QPI traffic
+# with perf on a two-socket Xeon E5-2600.
+set -e
+D=/sys/kernel/debug/qpisim
+say() { printf '\n== %s\n' "$*"; }
+
+say "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) (model $(grep -m1 '^model' /proc/cpuinfo | awk '{print $3}')), $(grep -c ^processor /proc/cpuinfo) CPUs in $(cat /sys/devices/system/cpu/cpu*/topology/physical_package_id | sort -u | wc -l) sockets"
+insmod /lib/modules/qpi/qpisim.ko platform=snbep
+insmod /lib/modules/qpi/qpi_uncore.ko
+say "qpisim created the uncore PCI functions of both sockets; qpi_uncore bound them:"
+dmesg | grep 'qpi_uncore 0000' | sed 's/^\[[^]]*\] /   /'
+say "perf PMUs: $(ls /sys/bus/event_source/devices | grep uncore | paste -sd' ' -), read from CPUs $(cat /sys/bus/event_source/devices/uncore_qpi_0/cpumask)"
+
+cat > /tmp/traffic.sh <<'EOT'
+D=/sys/kernel/debug/qpisim
+# Socket 0 reads 100000 cache lines from socket 1 over QPI port 0:
+# 100000 HOM read requests leave socket 0 and arrive at socket 1, and
+# 100000 9-flit DRS data responses come back.
+cat > $D/inject <<EOF2
+packet socket=0 port=0 dir=tx mc=hom_req dnid=1 count=100000
+packet socket=1 port=0 dir=rx mc=hom_req dnid=1 count=100000
+packet socket=1 port=0 dir=tx mc=drs dnid=0 rds=8 count=100000
+packet socket=0 port=0 dir=rx mc=drs dnid=0 rds=8 count=100000
+EOF2
+# and socket 1 writes 25000 lines back to socket 0 over port 1
+cat > $D/inject <<EOF2
+packet socket=1 port=1 dir=tx mc=drs dnid=0 count=25000
+packet socket=0 port=1 dir=rx mc=drs dnid=0 count=25000
+EOF2
+EOT
+
+say "perf stat -a --per-socket, while the traffic above is injected (four events per PMU: no multiplexing):"
+perf stat -a --per-socket \
+	-e uncore_qpi_0/clockticks/ \
+	-e uncore_qpi_0/rxl_flits_g0.data/ -e uncore_qpi_0/txl_flits_g0.data/ \
+	-e uncore_qpi_0/txl_flits_g1.hom_req/ \
+	-e uncore_qpi_1/rxl_flits_g0.data/ -e uncore_qpi_1/txl_flits_g0.data/ \
+	-- sh /tmp/traffic.sh 2>&1 | sed 's/^/   /'
+
+say "What qpisim says the counts must be, per socket:"
+cat <<'EOT'
+   port 0 clockticks      socket 0: (100000 x 1 + 100000 x 9 flits) / 2 = 500000
+                          socket 1: the same, 500000
+   port 0 Rx data flits   socket 0: 100000 lines x 8 = 800000   socket 1: 0
+   port 0 Tx data flits   socket 1: 800000                      socket 0: 0
+   port 0 Tx HOM requests socket 0: 100000                      socket 1: 0
+   port 1 Rx data flits   socket 0: 25000 x 8 = 200000
+   port 1 Tx data flits   socket 1: 200000
+   data bytes over port 0 into socket 0: 800000 flits x 8 B = 6.4 MB
+EOT
+
+say "perf's own Sandy Bridge-EP event names work too (perf stat -e unc_q_clockticks):"
+perf stat -a -e unc_q_clockticks -- sh -c \
+	"echo 'event socket=0 box=qpi1 event=0x14 count=1234567' > $D/inject" 2>&1 |
+	grep -E 'unc_q|elapsed' | sed 's/^/   /'

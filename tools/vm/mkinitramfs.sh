@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh OUT.cpio.gz [--extra DIR]...
+#
+# Build the test VM initramfs: static busybox, perf with its libraries, the
+# repo's *.ko, the stock intel-uncore.ko of the guest kernel, selftests/,
+# built user tools and tools/vm/init.  --extra DIRs are copied over the root
+# last (run-vm uses it for /etc/qpivm.env).  Output is reproducible: fixed
+# mtimes, sorted entries, uid/gid 0.
+set -euo pipefail
+umask 022
+
+usage() { echo "usage: $0 OUT.cpio.gz [--extra DIR]..." >&2; exit 2; }
+[[ $# -ge 1 ]] || usage
+out=$1; shift
+extra=()
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--extra) [[ $# -ge 2 ]] || usage; extra+=("$2"); shift 2 ;;
+	*) usage ;;
+	esac
+done
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+kver=$("$here/kver.sh")
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/qpivm-initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+# Same merged-/usr layout as the Debian host, so the paths ldd reports
+# resolve identically in the guest.
+mkdir -p "$stage"/usr/{bin,sbin,lib,lib64} "$stage"/{dev,proc,sys,tmp,run,root,etc,mnt}
+for d in bin sbin lib lib64; do ln -s "usr/$d" "$stage/$d"; done
+if [[ $EUID -eq 0 ]]; then
+	# Without root the kernel's built-in initramfs still provides
+	# /dev/console; /dev/null is only needed before devtmpfs is mounted.
+	mknod -m 600 "$stage/dev/console" c 5 1
+	mknod -m 666 "$stage/dev/null" c 1 3
+fi
+
+cp /bin/busybox "$stage/usr/bin/busybox"
+while read -r applet; do
+	[[ $applet == */* && ! -e $stage/$applet ]] || continue
+	ln -s /bin/busybox "$stage/$applet"
+done < <(/bin/busybox --list-full)
+
+# Copy an ELF executable plus every shared library ldd finds, at the same
+# paths (dereferenced), including the dynamic loader.
+copy_elf() {
+	local src=$1 dst=$2 lib
+	mkdir -p "$(dirname "$stage/$dst")"
+	cp -L "$src" "$stage/$dst"
+	if ldd "$src" 2>&1 | grep -q 'not found'; then
+		echo "mkinitramfs.sh: $src: unresolved libraries:" >&2
+		ldd "$src" | grep 'not found' >&2
+		exit 1
+	fi
+	ldd "$src" 2>/dev/null | sed -nE 's#^\s*(\S+ => )?(/\S+) \(0x[0-9a-f]+\)$#\2#p' |
+	while read -r lib; do
+		[[ -e $stage/$lib ]] && continue
+		mkdir -p "$(dirname "$stage/$lib")"
+		cp -L "$lib" "$stage/$lib"
+	done
+}
+
+copy_elf /usr/bin/perf /usr/bin/perf
+
+mkdir -p "$stage/lib/modules/qpi"
+find "$repo" -maxdepth 1 -name '*.ko' -exec cp {} "$stage/lib/modules/qpi/" \;
+
+# The stock driver goes to its own dir, not /lib/modules/$kver, so that
+# nothing can auto-load it.  load-order lists dependencies first.
+kmods=/lib/modules/$kver
+stock=$stage/lib/modules/stock
+mkdir -p "$stock"
+dep=$(grep -E '(^|/)intel[-_]uncore\.ko(\.xz|\.zst|\.gz)?:' "$kmods/modules.dep" || true)
+if [[ -z $dep ]]; then
+	echo "mkinitramfs.sh: warning: intel-uncore not in $kmods/modules.dep" >&2
+else
+	mods=("${dep%%:*}")
+	read -ra deps <<< "${dep#*:}"
+	# modules.dep lists the most basic dependency last.
+	for d in "${deps[@]}"; do mods=("$d" "${mods[@]}"); done
+	for m in "${mods[@]}"; do
+		[[ $m == /* ]] || m=$kmods/$m
+		name=$(basename "$m")
+		case $m in
+		*.xz)  xz -dc "$m" > "$stock/${name%.xz}" ;;
+		*.zst) zstd -qdc "$m" > "$stock/${name%.zst}" ;;
+		*.gz)  gzip -dc "$m" > "$stock/${name%.gz}" ;;
+		*)     cp "$m" "$stock/$name" ;;
+		esac
+		echo "${name%.ko*}.ko" >> "$stock/load-order"
+	done
+fi
+
+if [[ -d $repo/selftests ]]; then
+	cp -a "$repo/selftests" "$stage/selftests"
+fi
+
+# Built user tools: executable ELF files under tools/, minus the VM bench
+# and the host-only unit tests.
+mkdir -p "$stage/tools/bin"
+while IFS= read -r -d '' f; do
+	[[ $(head -c 4 "$f") == $'\x7fELF' ]] || continue
+	rel=${f#"$repo/"}
+	copy_elf "$f" "/$rel"
+	ln -sf "/$rel" "$stage/tools/bin/$(basename "$f")"
+done < <(find "$repo/tools" \( -path "$repo/tools/vm" -o -path "$repo/tools/unittest" \) -prune \
+	-o -type f -perm -u+x -print0 | LC_ALL=C sort -z)
+
+install -m 755 "$here/init" "$stage/init"
+: > "$stage/etc/qpivm.env"
+for d in "${extra[@]}"; do cp -a "$d/." "$stage/"; done
+
+find "$stage" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
+mkdir -p "$(dirname "$out")"
+(cd "$stage" && find . -mindepth 1 -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --reproducible -R 0:0 --quiet) | gzip -n -6 > "$out.tmp"
+mv "$out.tmp" "$out"
