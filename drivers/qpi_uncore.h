@@ -64,6 +64,15 @@ struct qpiu_box {
 	unsigned int socket;
 	raw_spinlock_t lock;
 	struct pci_dev *pdev;		/* NULL once removed */
+	struct pci_dev *mm;		/* QPI: the port's mask/match function */
+	/*
+	 * QPI: one MATCH/MASK set per port.  @filter_ref scheduled events use
+	 * @filter; @filter_hw is what the registers hold, if @filter_known.
+	 */
+	unsigned int filter_ref;
+	u64 filter[2];
+	u64 filter_hw[2];
+	bool filter_known;
 	int cpu;			/* reader CPU, -1 when none */
 	bool dead;			/* removed, or not answering as hardware */
 	u32 box_ctl;			/* shadow: BOX_CTL reads as zero */
@@ -98,6 +107,7 @@ void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl);
 void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl);
 int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val);
 void qpiu_box_fault(struct qpiu_box *box, int err, const char *what);
+void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask);
 
 /* qpi_uncore_pmu.c: perf side */
 struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
@@ -106,6 +116,8 @@ struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
 				  unsigned int socket);
 void qpiu_pmu_remove_box(struct qpiu_box *box);
 void qpiu_pmus_set_reader(unsigned int socket, int old_cpu, int new_cpu);
+int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
+		    struct pci_dev *mm);
 void qpiu_pmus_destroy(void);
 const char *qpiu_pmus_platform_name(void);
 extern struct mutex qpiu_mutex;

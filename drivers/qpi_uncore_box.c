@@ -55,6 +55,27 @@ void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl)
 	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl);
 }
 
+/*
+ * Program the port's packet filter.  Callers guarantee no counting event
+ * depends on the old value; registers already holding the value are not
+ * written again.
+ */
+void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask)
+{
+	if (!box->mm || box->dead)
+		return;
+	if (box->filter_known && box->filter_hw[0] == match &&
+	    box->filter_hw[1] == mask)
+		return;
+	pci_write_config_dword(box->mm, QPI_MM_MATCH0, (u32)match);
+	pci_write_config_dword(box->mm, QPI_MM_MATCH1, match >> 32);
+	pci_write_config_dword(box->mm, QPI_MM_MASK0, (u32)mask);
+	pci_write_config_dword(box->mm, QPI_MM_MASK1, mask >> 32);
+	box->filter_hw[0] = match;
+	box->filter_hw[1] = mask;
+	box->filter_known = true;
+}
+
 static u32 box_rd_dword(void *ctx, unsigned int off)
 {
 	u32 val;

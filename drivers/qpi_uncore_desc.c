@@ -53,7 +53,7 @@ static const struct qpiu_constraint hswep_r3qpi_constraints[] = {
 
 #define QPI_BOX {							\
 	.name = "qpi", .kind = QPIU_BOX_QPI, .nr_ctrs = UNC_QPI_NUM_CTRS, \
-	.width = UNC_QPI_CTR_WIDTH, .cfg_valid = QPI_CFG,		\
+	.width = UNC_QPI_CTR_WIDTH, .cfg_valid = QPI_CFG, .has_filter = true, \
 	.max_inc = QPI_MAX_INC, .max_mhz = QPI_MAX_MHZ,			\
 }
 

@@ -35,15 +35,41 @@ int qpiu_check_config(const struct qpiu_box_desc *d, u64 config, u64 config1,
 			 (unsigned long long)config);
 		return -EINVAL;
 	}
-	if (config1 || config2) {
-		snprintf(msg, len,
-			 "%s=0x%llx: uncore_%s has no packet filter in this version",
+	if (!config1 && !config2)
+		return 0;
+	if (!d->has_filter) {
+		snprintf(msg, len, "%s=0x%llx: uncore_%s has no packet filter",
 			 config1 ? "config1" : "config2",
 			 (unsigned long long)(config1 ? config1 : config2),
 			 d->name);
-		return d->kind == QPIU_BOX_QPI ? -EOPNOTSUPP : -EINVAL;
+		return -EINVAL;
+	}
+	if (!qpiu_uses_filter(d, (u32)config)) {
+		snprintf(msg, len,
+			 "config1/config2: only cto_count (event=0x138) counts through the packet filter, not event 0x%llx",
+			 (unsigned long long)((config & UNC_CTL_EV_SEL) |
+			 ((config & UNC_CTL_EV_SEL_EXT) ? 0x100 : 0)));
+		return -EINVAL;
+	}
+	bad = config1 & ~QPIU_FILTER_VALID;
+	if (bad || (config2 & ~QPIU_FILTER_VALID)) {
+		snprintf(msg, len,
+			 "%s=0x%llx: bits 0x%llx are reserved in MATCH1:MATCH0 / MASK1:MASK0 (allowed 0x%llx)",
+			 bad ? "config1" : "config2",
+			 (unsigned long long)(bad ? config1 : config2),
+			 (unsigned long long)(bad ? bad :
+					      config2 & ~QPIU_FILTER_VALID),
+			 (unsigned long long)QPIU_FILTER_VALID);
+		return -EINVAL;
 	}
 	return 0;
+}
+
+/* CTO_COUNT reads the port's MATCH/MASK registers, even when they are 0. */
+bool qpiu_uses_filter(const struct qpiu_box_desc *d, u32 ctl)
+{
+	return d->has_filter && (ctl & UNC_CTL_EV_SEL) == QPI_EV_CTO_COUNT &&
+	       (ctl & UNC_CTL_EV_SEL_EXT);
 }
 
 /* The control bits an accepted config programs, without en and rst. */

@@ -40,6 +40,7 @@ struct qpiu_box_desc {
 	u8 nr_ctrs;
 	u8 width;
 	u32 cfg_valid;			/* config bits a user may set */
+	bool has_filter;		/* QPI mask/match: config1, config2 */
 	/*
 	 * Upper bounds of the counting rate, for the fold timer: the largest
 	 * increment per cycle of any event, and the box clock.
@@ -55,9 +56,13 @@ extern const struct qpiu_box_desc
 /* Config bits existing tools set that the driver owns: accepted, ignored. */
 #define QPIU_CFG_IGNORED	(UNC_CTL_EN | UNC_CTL_RST)
 
+/* config1 = MATCH1 << 32 | MATCH0, config2 = MASK1 << 32 | MASK0 */
+#define QPIU_FILTER_VALID	((u64)QPI_MM1_VALID << 32 | QPI_MM0_VALID)
+
 int qpiu_check_config(const struct qpiu_box_desc *d, u64 config, u64 config1,
 		      u64 config2, char *msg, size_t len);
 u32 qpiu_ctl_bits(const struct qpiu_box_desc *d, u64 config);
+bool qpiu_uses_filter(const struct qpiu_box_desc *d, u32 ctl);
 u8 qpiu_counter_mask(const struct qpiu_box_desc *d, u32 ctl);
 int qpiu_assign(const u8 *masks, unsigned int n, unsigned int nr_ctrs,
 		const s8 *prefer, s8 *out);

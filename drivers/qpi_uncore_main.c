@@ -19,6 +19,10 @@ static const char *const qpiu_fn_names[] = {
 	[QPIU_FN_QPI_MM] = "QPI mask/match of port",
 };
 
+#define QPIU_MM_DRVDATA(port, socket)	((port) << 16 | (socket))
+#define QPIU_MM_PORT(data)		((data) >> 16)
+#define QPIU_MM_SOCKET(data)		((data) & 0xffff)
+
 static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	unsigned long data = id->driver_data;
@@ -28,13 +32,22 @@ static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct qpiu_box *box;
 	int socket;
 
-	/* Mask/match functions are only claimed, so no one else drives them. */
-	if (kind == QPIU_FN_QPI_MM)
-		return 0;
-
 	socket = qpiu_bus_socket(pdev, plat);
 	if (socket < 0)
 		return socket;
+
+	if (kind == QPIU_FN_QPI_MM) {
+		int ret;
+
+		mutex_lock(&qpiu_mutex);
+		ret = qpiu_pmu_set_mm(idx, socket, pdev);
+		mutex_unlock(&qpiu_mutex);
+		if (ret)
+			return ret;
+		/* drvdata of a mask/match function: its port and socket */
+		pci_set_drvdata(pdev, (void *)(uintptr_t)QPIU_MM_DRVDATA(idx, socket));
+		return 0;
+	}
 
 	mutex_lock(&qpiu_mutex);
 	qpmu = qpiu_pmu_get(plat, kind == QPIU_FN_QPI ? QPIU_BOX_QPI :
@@ -62,12 +75,15 @@ static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 static void qpiu_remove(struct pci_dev *pdev)
 {
-	struct qpiu_box *box = pci_get_drvdata(pdev);
+	const struct pci_device_id *id = pci_match_id(qpiu_pci_ids, pdev);
+	void *data = pci_get_drvdata(pdev);
 
-	if (!box)
-		return;
 	mutex_lock(&qpiu_mutex);
-	qpiu_pmu_remove_box(box);
+	if (id && QPIU_DEV_KIND(id->driver_data) == QPIU_FN_QPI_MM)
+		qpiu_pmu_set_mm(QPIU_MM_PORT((uintptr_t)data),
+				QPIU_MM_SOCKET((uintptr_t)data), NULL);
+	else if (data)
+		qpiu_pmu_remove_box(data);
 	mutex_unlock(&qpiu_mutex);
 }
 

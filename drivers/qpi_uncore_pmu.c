@@ -19,6 +19,8 @@
  */
 DEFINE_MUTEX(qpiu_mutex);
 static struct qpiu_pmu *qpiu_pmus[QPIU_NR_BOX_KINDS][QPIU_MAX_BOXES];
+/* Mask/match functions by socket and port, whichever is probed first. */
+static struct pci_dev *qpiu_mm_devs[QPIU_MAX_SOCKETS][QPIU_MAX_BOXES];
 
 /* One budget for every refusal, so bad input cannot flood the log. */
 static DEFINE_RATELIMIT_STATE(qpiu_reject_rs, DEFAULT_RATELIMIT_INTERVAL,
@@ -100,9 +102,23 @@ static void qpiu_event_stop_locked(struct qpiu_box *box,
  * are moved (stopped, their counts folded, and restarted), which happens
  * inside pmu_disable(), with the box frozen.
  */
+static bool qpiu_event_filtered(const struct qpiu_box *box,
+				const struct perf_event *event)
+{
+	return qpiu_uses_filter(box->pmu->desc, event->hw.config);
+}
+
+static bool qpiu_same_filter(const struct qpiu_box *box,
+			     const struct perf_event *event)
+{
+	return box->filter[0] == event->attr.config1 &&
+	       box->filter[1] == event->attr.config2;
+}
+
 static int qpiu_box_place(struct qpiu_box *box, struct perf_event *event)
 {
 	const struct qpiu_box_desc *desc = box->pmu->desc;
+	bool filtered = qpiu_event_filtered(box, event);
 	struct perf_event *list[UNC_MAX_CTRS + 1];
 	u8 masks[UNC_MAX_CTRS + 1];
 	s8 prefer[UNC_MAX_CTRS + 1], out[UNC_MAX_CTRS + 1];
@@ -119,8 +135,16 @@ static int qpiu_box_place(struct qpiu_box *box, struct perf_event *event)
 	list[n] = event;
 	masks[n] = qpiu_counter_mask(desc, event->hw.config);
 	prefer[n++] = -1;
+	/* One filter per port: a different one waits for its turn. */
+	if (filtered && box->filter_ref && !qpiu_same_filter(box, event))
+		return -EAGAIN;
 	if (qpiu_assign(masks, n, desc->nr_ctrs, prefer, out))
 		return -EAGAIN;
+	if (filtered && box->filter_ref++ == 0) {
+		box->filter[0] = event->attr.config1;
+		box->filter[1] = event->attr.config2;
+		qpiu_box_write_filter(box, box->filter[0], box->filter[1]);
+	}
 
 	for (i = 0; i + 1 < n; i++) {
 		if (out[i] == prefer[i])
@@ -171,10 +195,13 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
 	/*
-	 * An event of a box that is gone stays scheduled with its count
-	 * frozen: failing here would block every event queued behind it.
+	 * An event of a box that is gone, or whose filter went with its
+	 * mask/match function, stays scheduled with its count frozen: failing
+	 * here would block every event queued behind it, and counting
+	 * unfiltered would be wrong.
 	 */
-	if (box->dead) {
+	if (box->dead || (qpiu_event_filtered(box, event) && !box->mm &&
+			  (event->attr.config1 || event->attr.config2))) {
 		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 		hwc->idx = -1;
 		raw_spin_unlock_irqrestore(&box->lock, irqflags);
@@ -204,6 +231,8 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	if (hwc->idx >= 0) {
 		box->events[hwc->idx] = NULL;
 		hwc->idx = -1;
+		if (qpiu_event_filtered(box, event))
+			box->filter_ref--;
 		/* The fold timer stops itself if it is running elsewhere. */
 		if (--box->n_active == 0)
 			hrtimer_try_to_cancel(&box->hrtimer);
@@ -296,9 +325,14 @@ static void qpiu_event_destroy(struct perf_event *event)
 	kref_put(&box->ref, qpiu_box_release);
 }
 
+struct qpiu_group {
+	u8 masks[QPIU_MAX_GROUP];
+	unsigned int n;
+	const struct perf_event *filtered;	/* first cto_count member */
+};
+
 static int qpiu_group_member(const struct qpiu_pmu *qpmu,
-			     struct perf_event *member, u8 *masks,
-			     unsigned int *n)
+			     struct perf_event *member, struct qpiu_group *g)
 {
 	if (member->pmu != &qpmu->pmu) {
 		if (is_software_event(member))
@@ -307,11 +341,19 @@ static int qpiu_group_member(const struct qpiu_pmu *qpmu,
 				   "group: cannot mix with events of PMU type %u; add only software events",
 				   member->attr.type);
 	}
-	if (*n >= qpmu->desc->nr_ctrs)
+	if (g->n >= qpmu->desc->nr_ctrs)
 		return qpiu_reject(qpmu, -EINVAL,
 				   "group: more than %u events; the box has %u counters",
 				   qpmu->desc->nr_ctrs, qpmu->desc->nr_ctrs);
-	masks[(*n)++] = qpiu_counter_mask(qpmu->desc, member->hw.config);
+	if (qpiu_uses_filter(qpmu->desc, member->hw.config)) {
+		if (g->filtered &&
+		    (g->filtered->attr.config1 != member->attr.config1 ||
+		     g->filtered->attr.config2 != member->attr.config2))
+			return qpiu_reject(qpmu, -EINVAL,
+					   "group: cto_count events with different config1/config2 cannot count together (one packet filter per port)");
+		g->filtered = member;
+	}
+	g->masks[g->n++] = qpiu_counter_mask(qpmu->desc, member->hw.config);
 	return 0;
 }
 
@@ -324,29 +366,28 @@ static int qpiu_validate_group(const struct qpiu_pmu *qpmu,
 			       struct perf_event *event)
 {
 	struct perf_event *leader = event->group_leader, *sibling;
-	u8 masks[QPIU_MAX_GROUP];
+	struct qpiu_group g = { };
 	s8 out[QPIU_MAX_GROUP];
-	unsigned int n = 0;
 	int ret;
 
 	if (leader != event) {
-		ret = qpiu_group_member(qpmu, leader, masks, &n);
+		ret = qpiu_group_member(qpmu, leader, &g);
 		if (ret)
 			return ret;
 		list_for_each_entry(sibling, &leader->sibling_list,
 				    sibling_list) {
-			ret = qpiu_group_member(qpmu, sibling, masks, &n);
+			ret = qpiu_group_member(qpmu, sibling, &g);
 			if (ret)
 				return ret;
 		}
 	}
-	ret = qpiu_group_member(qpmu, event, masks, &n);
+	ret = qpiu_group_member(qpmu, event, &g);
 	if (ret)
 		return ret;
-	if (qpiu_assign(masks, n, qpmu->desc->nr_ctrs, NULL, out))
+	if (qpiu_assign(g.masks, g.n, qpmu->desc->nr_ctrs, NULL, out))
 		return qpiu_reject(qpmu, -EINVAL,
 				   "group: these %u events cannot count together (counter restrictions of event 0x%llx)",
-				   n, event->attr.config & 0xffff);
+				   g.n, event->attr.config & 0xffff);
 	return 0;
 }
 
@@ -355,6 +396,7 @@ static int qpiu_event_init(struct perf_event *event)
 	struct qpiu_pmu *qpmu = to_qpmu(event->pmu);
 	struct perf_event_attr *attr = &event->attr;
 	char msg[QPIU_MSG_LEN];
+	struct pci_dev *mm;
 	unsigned int socket;
 	struct qpiu_box *box;
 	int ret;
@@ -396,11 +438,18 @@ static int qpiu_event_init(struct perf_event *event)
 		kref_get(&box->ref);
 	else
 		box = NULL;
+	mm = box ? box->mm : NULL;
 	mutex_unlock(&qpiu_mutex);
 	if (!box)
 		return qpiu_reject(qpmu, -ENODEV,
 				   "socket %u: the box is gone (removed or failed)",
 				   socket);
+	if (!mm && (attr->config1 || attr->config2)) {
+		kref_put(&box->ref, qpiu_box_release);
+		return qpiu_reject(qpmu, -ENODEV,
+				   "config1/config2: socket %u has no mask/match function for port %u, so cto_count cannot be filtered there",
+				   socket, qpmu->idx);
+	}
 
 	event->pmu_private = box;
 	event->destroy = qpiu_event_destroy;
@@ -430,12 +479,53 @@ QPIU_FORMAT(qpiu_fmt_edge, edge, "config:18");
 QPIU_FORMAT(qpiu_fmt_inv, inv, "config:23");
 QPIU_FORMAT(qpiu_fmt_thresh, thresh, "config:24-31");
 
+/*
+ * The packet filter, named as existing tools name it: config1 is
+ * MATCH1:MATCH0, config2 is MASK1:MASK0 (Tables 2-88 to 2-91).
+ */
+QPIU_FORMAT(qpiu_fmt_match_rds, match_rds, "config1:48-51");
+QPIU_FORMAT(qpiu_fmt_match_rnid30, match_rnid30, "config1:32-35");
+QPIU_FORMAT(qpiu_fmt_match_rnid4, match_rnid4, "config1:31");
+QPIU_FORMAT(qpiu_fmt_match_dnid, match_dnid, "config1:13-17");
+QPIU_FORMAT(qpiu_fmt_match_mc, match_mc, "config1:9-12");
+QPIU_FORMAT(qpiu_fmt_match_opc, match_opc, "config1:5-8");
+QPIU_FORMAT(qpiu_fmt_match_vnw, match_vnw, "config1:3-4");
+QPIU_FORMAT(qpiu_fmt_match0, match0, "config1:0-31");
+QPIU_FORMAT(qpiu_fmt_match1, match1, "config1:32-63");
+QPIU_FORMAT(qpiu_fmt_mask_rds, mask_rds, "config2:48-51");
+QPIU_FORMAT(qpiu_fmt_mask_rnid30, mask_rnid30, "config2:32-35");
+QPIU_FORMAT(qpiu_fmt_mask_rnid4, mask_rnid4, "config2:31");
+QPIU_FORMAT(qpiu_fmt_mask_dnid, mask_dnid, "config2:13-17");
+QPIU_FORMAT(qpiu_fmt_mask_mc, mask_mc, "config2:9-12");
+QPIU_FORMAT(qpiu_fmt_mask_opc, mask_opc, "config2:5-8");
+QPIU_FORMAT(qpiu_fmt_mask_vnw, mask_vnw, "config2:3-4");
+QPIU_FORMAT(qpiu_fmt_mask0, mask0, "config2:0-31");
+QPIU_FORMAT(qpiu_fmt_mask1, mask1, "config2:32-63");
+
 static struct attribute *qpiu_qpi_format_attrs[] = {
 	&qpiu_fmt_qpi_event.attr.attr,
 	&qpiu_fmt_umask.attr.attr,
 	&qpiu_fmt_edge.attr.attr,
 	&qpiu_fmt_inv.attr.attr,
 	&qpiu_fmt_thresh.attr.attr,
+	&qpiu_fmt_match_rds.attr.attr,
+	&qpiu_fmt_match_rnid30.attr.attr,
+	&qpiu_fmt_match_rnid4.attr.attr,
+	&qpiu_fmt_match_dnid.attr.attr,
+	&qpiu_fmt_match_mc.attr.attr,
+	&qpiu_fmt_match_opc.attr.attr,
+	&qpiu_fmt_match_vnw.attr.attr,
+	&qpiu_fmt_match0.attr.attr,
+	&qpiu_fmt_match1.attr.attr,
+	&qpiu_fmt_mask_rds.attr.attr,
+	&qpiu_fmt_mask_rnid30.attr.attr,
+	&qpiu_fmt_mask_rnid4.attr.attr,
+	&qpiu_fmt_mask_dnid.attr.attr,
+	&qpiu_fmt_mask_mc.attr.attr,
+	&qpiu_fmt_mask_opc.attr.attr,
+	&qpiu_fmt_mask_vnw.attr.attr,
+	&qpiu_fmt_mask0.attr.attr,
+	&qpiu_fmt_mask1.attr.attr,
 	NULL,
 };
 
@@ -633,6 +723,8 @@ struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
 	box->pdev = pdev;
 	box->cpu = qpiu_socket_reader(socket);
 	box->fold_ns = qpiu_fold_interval_ns(qpmu->desc);
+	if (qpmu->desc->has_filter)
+		box->mm = qpiu_mm_devs[socket][qpmu->idx];
 	hrtimer_init(&box->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	box->hrtimer.function = qpiu_fold;
 	qpiu_box_init_hw(box);
@@ -666,6 +758,37 @@ void qpiu_pmu_remove_box(struct qpiu_box *box)
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 	hrtimer_cancel(&box->hrtimer);
 	kref_put(&box->ref, qpiu_box_release);
+}
+
+/*
+ * The mask/match function of QPI port @port of @socket arrived (@mm) or
+ * left (NULL).  Its registers are unknown until we write them.
+ */
+int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
+		    struct pci_dev *mm)
+{
+	struct qpiu_pmu *qpmu;
+	struct qpiu_box *box;
+	unsigned long flags;
+
+	lockdep_assert_held(&qpiu_mutex);
+	if (socket >= QPIU_MAX_SOCKETS || port >= QPIU_MAX_BOXES)
+		return -ERANGE;
+	if (mm && qpiu_mm_devs[socket][port])
+		return -EEXIST;
+	qpiu_mm_devs[socket][port] = mm;
+	qpmu = qpiu_pmus[QPIU_BOX_QPI][port];
+	box = qpmu ? rcu_dereference_protected(qpmu->boxes[socket], true) : NULL;
+	if (box) {
+		raw_spin_lock_irqsave(&box->lock, flags);
+		box->mm = mm;
+		box->filter_known = false;
+		if (mm && box->filter_ref)
+			qpiu_box_write_filter(box, box->filter[0],
+					      box->filter[1]);
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+	}
+	return 0;
 }
 
 /* Socket @socket is now read by @new_cpu (-1: none) instead of @old_cpu. */

@@ -42,18 +42,23 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 
-	/* One command per line; stop at the first that fails. */
+	/*
+	 * One command per line, all under one lock hold: a write is one batch
+	 * that no config access can observe half done.  The first command
+	 * that fails ends it; the ones before it stay applied.
+	 */
+	raw_spin_lock_irqsave(&qs->lock, flags);
 	for (next = buf; (line = strsep(&next, "\n")) != NULL;) {
 		if (!*strim(line))
 			continue;
-		raw_spin_lock_irqsave(&qs->lock, flags);
 		ret = qsim_exec(&qs->model, line, err, sizeof(err));
-		raw_spin_unlock_irqrestore(&qs->lock, flags);
-		if (ret) {
-			pr_warn_ratelimited("inject: %s\n", err);
-			ret = -EINVAL;
+		if (ret)
 			break;
-		}
+	}
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	if (ret) {
+		pr_warn_ratelimited("inject: %s\n", err);
+		ret = -EINVAL;
 	}
 	kfree(buf);
 	return ret ? ret : count;

@@ -110,15 +110,23 @@ expect_err()
 # expect_dmesg WHAT PATTERN: a kernel message since the last dmesg_mark
 expect_dmesg()
 {
-	dmesg | sed -n "/QPITEST-MARK-$dmesg_seq\$/,\$p" | grep -q -- "$2" ||
+	dmesg_since_mark | grep -q -- "$2" ||
 		fail "$1: no kernel message matching '$2'"
 }
 
+# Marks are unique per test process: an earlier script's mark must not
+# match.
 dmesg_seq=0
 dmesg_mark()
 {
 	dmesg_seq=$((dmesg_seq + 1))
-	echo "QPITEST-MARK-$dmesg_seq" > /dev/kmsg
+	echo "QPITEST-MARK-$$-$dmesg_seq" > /dev/kmsg
+}
+
+# The kernel log since the last dmesg_mark
+dmesg_since_mark()
+{
+	dmesg | sed -n "/QPITEST-MARK-$$-$dmesg_seq\$/,\$p"
 }
 
 # ---- qpisim ----
@@ -254,3 +262,12 @@ ENODEV=19
 EOPNOTSUPP=95
 ENOENT=2
 PMUS=/sys/bus/event_source/devices
+
+# cpulist LIST: "0-2,5" as "0,1,2,5"
+cpulist()
+{
+	echo "$1" | awk -F, '{ s = ""; for (i = 1; i <= NF; i++) {
+		n = split($i, r, "-"); hi = (n == 2) ? r[2] : r[1];
+		for (c = r[1]; c <= hi; c++) s = s (s == "" ? "" : ",") c }
+		print s }'
+}

@@ -19,7 +19,7 @@ done | paste -sd, -)
 t_begin "pmus_formats_and_cpumask"
 for p in uncore_qpi_0 uncore_qpi_1 uncore_r3qpi_0 uncore_r3qpi_1; do
 	[ -d "$PMUS/$p" ] || fail "$p missing"
-	expect_eq "$p cpumask" "$(cat "$PMUS/$p/cpumask")" "$readers"
+	expect_eq "$p cpumask" "$(cpulist "$(cat "$PMUS/$p/cpumask")")" "$readers"
 done
 [ -d "$PMUS/uncore_qpi_2" ] && fail "uncore_qpi_2 on a 2-port platform"
 f=$PMUS/uncore_qpi_0/format

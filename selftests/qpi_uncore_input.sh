@@ -10,7 +10,7 @@ ktap_plan 5
 qpiu_unload
 expect_ok "load qpisim" qsim snbep
 expect_ok "load qpi_uncore" qpiu_load
-c0=$(cat "$PMUS/uncore_qpi_0/cpumask" | cut -d, -f1)
+c0=$(cpulist "$(cat "$PMUS/uncore_qpi_0/cpumask")" | cut -d, -f1)
 other=$((c0 + 1))
 
 # case NAME ERRNO MESSAGE-PART OPEN-ARGS...
@@ -24,7 +24,7 @@ check_case()
 open $name $*
 EOT
 	expect_eq "$name errno" "$(err "$name")" "$errno"
-	dmesg | sed -n "/QPITEST-MARK-$dmesg_seq\$/,\$p" | grep -qF -- "$text" ||
+	dmesg_since_mark | grep -qF -- "$text" ||
 		fail "$name: no message containing '$text'"
 }
 
@@ -39,7 +39,7 @@ check_case r3_inv $EINVAL "bits 0x800000 are reserved on uncore_r3qpi" uncore_r3
 check_case r3_ext $EINVAL "bits 0x200000 are reserved on uncore_r3qpi" uncore_r3qpi_0 0x200001 socket=0
 check_case edge0 $EINVAL "edge and inv need thresh > 0" uncore_qpi_0 0x40014 socket=0
 check_case inv0 $EINVAL "edge and inv need thresh > 0" uncore_qpi_1 0x800014 socket=0
-check_case cfg1 $EOPNOTSUPP "config1=0x1c00: uncore_qpi has no packet filter" uncore_qpi_0 0x200038 config1=0x1c00 socket=0
+check_case cfg1 $EINVAL "only cto_count (event=0x138) counts through the packet filter" uncore_qpi_0 0x14 config1=0x1c00 socket=0
 check_case r3cfg2 $EINVAL "config2=0x5: uncore_r3qpi has no packet filter" uncore_r3qpi_1 0x01 config2=5 socket=1
 t_end
 
@@ -72,7 +72,7 @@ qperf <<EOT
 $script
 EOT
 t1=$(cut -d' ' -f1 /proc/uptime)
-n=$(dmesg | sed -n "/QPITEST-MARK-$dmesg_seq\$/,\$p" | grep -c "reserved on uncore_qpi")
+n=$(dmesg_since_mark | grep -c "reserved on uncore_qpi")
 # A burst of 10 per 5 s: exact when the 30 refusals took well under 5 s (a
 # loaded host can stretch them over a second window).
 ms=$(( (${t1%.*}${t1#*.} - ${t0%.*}${t0#*.}) * 10 ))

@@ -17,7 +17,7 @@ s1=$(grep -lx 1 /sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id |
 	sed 's|.*/cpu\([0-9]*\)/.*|\1|' | sort -n | paste -sd' ' -)
 set -- $s1
 first=$1 second=${2:-}
-c0=$(cut -d, -f1 "$PMUS/uncore_qpi_0/cpumask")
+c0=$(cpulist "$(cat "$PMUS/uncore_qpi_0/cpumask")" | cut -d, -f1)
 
 t_begin "hotplug_moves_reader_without_losing_counts"
 if [ -z "$second" ]; then
@@ -41,9 +41,9 @@ inject event socket=1 box=qpi0 event=0x14 count=7
 read f
 EOT
 	expect_num "after migration" "$(val e)" 150
-	expect_eq "reader moved" "$(cat /tmp/mask.1)" "$c0,$second"
-	expect_eq "socket without CPUs has no reader" "$(cat /tmp/mask.2)" "$c0"
-	expect_eq "reader back" "$(cat /tmp/mask.3)" "$c0,$first"
+	expect_eq "reader moved" "$(cpulist "$(cat /tmp/mask.1)")" "$c0,$second"
+	expect_eq "socket without CPUs has no reader" "$(cpulist "$(cat /tmp/mask.2)")" "$c0"
+	expect_eq "reader back" "$(cpulist "$(cat /tmp/mask.3)")" "$c0,$first"
 	expect_num "new event after re-online" "$(val f)" 7
 fi
 t_end
@@ -129,7 +129,7 @@ echo 1 > "$DBG/socket1/ubox/all_ones"
 dmesg_mark
 expect_ok "load" qpiu_load
 expect_dmesg "message" "cannot tell the socket of bus ff: UBox CPUNODEID=0xffffffff GIDNIDMAP=0xffffffff do not read as a UBox"
-expect_eq "only socket 0 is read" "$(cat "$PMUS/uncore_qpi_0/cpumask")" "$c0"
+expect_eq "only socket 0 is read" "$(cpulist "$(cat "$PMUS/uncore_qpi_0/cpumask")")" "$c0"
 qperf <<EOT
 open e uncore_qpi_0 0x14 socket=0
 inject event socket=0 box=qpi0 event=0x14 count=8

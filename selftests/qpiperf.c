@@ -10,7 +10,8 @@
  *   read NAME          prints "NAME value=V enabled=E running=R"
  *   gread NAME         group read of a leader: "NAME[i] value=V" per member
  *   enable NAME | disable NAME | close NAME
- *   inject TEXT        writes TEXT to /sys/kernel/debug/qpisim/inject
+ *   inject TEXT        writes TEXT to /sys/kernel/debug/qpisim/inject, with
+ *                      each ';' as a line break: one write, one batch
  *   sh CMD             runs CMD with system()
  *   echo TEXT          prints TEXT
  *
@@ -203,10 +204,14 @@ static void cmd_read(char *name, int group)
 		       name, i, buf[3 + i], buf[1], buf[2]);
 }
 
-static void cmd_inject(const char *text)
+static void cmd_inject(char *text)
 {
 	int fd = open(INJECT, O_WRONLY);
+	char *p;
 
+	for (p = text; *p; p++)
+		if (*p == ';')
+			*p = '\n';
 	if (fd < 0 || write(fd, text, strlen(text)) < 0)
 		printf("inject error=%d (%s)\n", errno, strerror(errno));
 	if (fd >= 0)

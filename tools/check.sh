@@ -87,7 +87,9 @@ stage unittest flat make -s -C tools/unittest run
 stage vm-snbep-2s vm tools/vm/run-vm --platform snbep --sockets 2 --no-build
 stage vm-ivbep-2s vm tools/vm/run-vm --platform ivbep --sockets 2 --no-build
 stage vm-snbep-4s vm tools/vm/run-vm --platform snbep --sockets 4 --cores 1 --no-build \
-	--tests "qpisim_topology.sh qpisim_count.sh"
+	--tests "qpisim_topology.sh qpisim_count.sh qpi_uncore_count.sh"
+stage vm-snbep-hv vm tools/vm/run-vm --platform snbep --hypervisor --no-build \
+	--tests "qpi_uncore_hypervisor.sh"
 
 echo "# ==== summary"
 [[ ${#failed[@]} == 0 ]] || echo "# failing stages: ${failed[*]}"

@@ -48,8 +48,17 @@ static void test_config_validation(void)
 	EXPECT_EQ(check(qpi, UNC_CTL_EDGE_DET | 0x14, 0, 0, "edge and inv need thresh > 0"), -EINVAL);
 	EXPECT_EQ(check(qpi, UNC_CTL_INVERT | 0x14, 0, 0, "edge and inv need thresh > 0"), -EINVAL);
 	EXPECT_EQ(check(r3, UNC_CTL_EDGE_DET | (1 << 24), 0, 0, NULL), 0);
-	EXPECT_EQ(check(qpi, 0x200038, 0x1c00, 0, "config1=0x1c00"), -EOPNOTSUPP);
-	EXPECT_EQ(check(qpi, 0x200038, 0, 0x1e00, "config2=0x1e00"), -EOPNOTSUPP);
+	/* the packet filter: cto_count only, valid MATCH/MASK bits only */
+	EXPECT_EQ(check(qpi, 0x200038, 0x1c00, 0x1e00, NULL), 0);
+	EXPECT_EQ(check(qpi, 0x200038, QPIU_FILTER_VALID, QPIU_FILTER_VALID, NULL), 0);
+	EXPECT_EQ(check(qpi, 0x38, 0x1c00, 0, "only cto_count (event=0x138)"), -EINVAL);
+	EXPECT_EQ(check(qpi, 0x200014, 0, 0x1e00, "not event 0x114"), -EINVAL);
+	EXPECT_EQ(check(qpi, 0x200038, 0x7, 0, "config1=0x7: bits 0x7 are reserved in MATCH1:MATCH0"), -EINVAL);
+	EXPECT_EQ(check(qpi, 0x200038, 0, 1ULL << 40, "config2=0x10000000000: bits 0x10000000000"), -EINVAL);
+	EXPECT_EQ(check(qpi, 0x200038, 1ULL << 30, 0, "bits 0x40000000"), -EINVAL);
+	EXPECT_TRUE(qpiu_uses_filter(qpi, 0x200038));
+	EXPECT_TRUE(!qpiu_uses_filter(qpi, 0x38));
+	EXPECT_TRUE(!qpiu_uses_filter(r3, 0x200038));
 	EXPECT_EQ(check(r3, 0x1, 0, 1, "config2=0x1: uncore_r3qpi has no packet filter"), -EINVAL);
 }
 

@@ -14,7 +14,7 @@ PKGS=(qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
 
 missing() {
 	local m=() c
-	for c in qemu-system-x86_64 cpio gzip ldd gcc make modinfo perf; do
+	for c in qemu-system-x86_64 cpio gzip ldd gcc make modinfo perf sparse; do
 		command -v "$c" >/dev/null 2>&1 || m+=("$c")
 	done
 	# A dynamic busybox would need its libs in the initramfs; insist on
@@ -27,6 +27,8 @@ missing() {
 		m+=("/usr/bin/perf (ELF)")
 	fi
 	compgen -G '/boot/vmlinuz-*-amd64' >/dev/null || m+=("/boot/vmlinuz-*-amd64")
+	# checkpatch.pl comes from the kernel source package.
+	compgen -G '/usr/src/linux-source-*.tar.xz' >/dev/null || m+=("linux-source tarball")
 	"$here/kver.sh" >/dev/null 2>&1 || m+=("kernel image with matching headers")
 	printf '%s\n' "${m[@]}"
 }
