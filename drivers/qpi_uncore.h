@@ -16,6 +16,7 @@
 #include <linux/spinlock.h>
 
 #include "qpi_uncore_logic.h"
+#include "qpi_uncore_sbox.h"
 
 #define QPIU_MAX_SOCKETS	64
 #define QPIU_MAX_BOXES		4	/* ports or links per socket */
@@ -48,6 +49,7 @@ struct qpiu_platform {
 };
 
 extern const struct qpiu_platform qpiu_platforms[];
+extern const struct qpiu_platform qpiu_sbox_platform;
 extern const unsigned int qpiu_nr_platforms;
 extern const struct pci_device_id qpiu_pci_ids[];
 
@@ -63,7 +65,9 @@ struct qpiu_box {
 	struct qpiu_pmu *pmu;
 	unsigned int socket;
 	raw_spinlock_t lock;
-	struct pci_dev *pdev;		/* NULL once removed */
+	struct pci_dev *pdev;		/* NULL once removed, or MSR based */
+	bool msr;			/* an S-Box: @sbox does the accesses */
+	struct qpiu_sbox sbox;
 	struct pci_dev *mm;		/* QPI: the port's mask/match function */
 	/*
 	 * QPI: one MATCH/MASK set per port.  @filter_ref scheduled events use
@@ -114,6 +118,8 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 			      enum qpiu_box_kind kind, unsigned int idx);
 struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
 				  unsigned int socket);
+struct qpiu_box *qpiu_pmu_add_msr_box(struct qpiu_pmu *qpmu,
+				      unsigned int socket);
 void qpiu_pmu_remove_box(struct qpiu_box *box);
 void qpiu_pmus_set_reader(unsigned int socket, int old_cpu, int new_cpu);
 int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
@@ -121,6 +127,10 @@ int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
 void qpiu_pmus_destroy(void);
 const char *qpiu_pmus_platform_name(void);
 extern struct mutex qpiu_mutex;
+
+/* qpi_uncore_sbox.c: the Xeon 7500 S-Box PMUs */
+int qpiu_sbox_probe(void);
+void qpiu_sbox_remove(void);
 
 /* qpi_uncore_topology.c: sockets and their reader CPUs */
 int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat);

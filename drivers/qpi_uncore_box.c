@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpi_uncore box code: every config-space access to a QPI or R3QPI PMON
- * function goes through here.  Callers hold box->lock; once the function has
- * been removed (box->pdev == NULL) or stopped answering like hardware
- * (box->dead), nothing is written and reads fail.
+ * qpi_uncore box code: every hardware access of a box goes through here:
+ * config space of the QPI and R3QPI PMON functions, MSRs of the Xeon 7500
+ * S-Box (through qpi_uncore_sbox_hw.c).  Callers hold box->lock; once the
+ * box has been removed or stopped answering like hardware (box->dead),
+ * nothing is written and reads fail.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,8 +30,20 @@ void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val)
 void qpiu_box_init_hw(struct qpiu_box *box)
 {
 	box->box_ctl = UNC_BOX_CTL_FRZ_EN;
+	if (box->msr) {
+		if (qpiu_sbox_init(&box->sbox))
+			qpiu_box_fault(box, -EIO, "MSR write faulted");
+		return;
+	}
 	qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL |
 		    UNC_BOX_CTL_RST_CTRS | box->box_ctl);
+}
+
+/* An S-Box access that faulted: the box is not what we think it is. */
+static void qpiu_msr_result(struct qpiu_box *box, int err)
+{
+	if (err)
+		qpiu_box_fault(box, err, "MSR access faulted");
 }
 
 void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
@@ -41,17 +54,35 @@ void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
 	if (val == box->box_ctl)
 		return;
 	box->box_ctl = val;
+	if (box->msr) {
+		if (!box->dead)
+			qpiu_msr_result(box, qpiu_sbox_freeze(&box->sbox, freeze));
+		return;
+	}
 	qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, val);
 }
 
 /* rst and en in one write: the counter starts from zero, in one access. */
 void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl)
 {
+	if (box->msr) {
+		bool mm = qpiu_uses_filter(box->pmu->desc, ctl);
+
+		if (!box->dead)
+			qpiu_msr_result(box, qpiu_sbox_start(&box->sbox, idx,
+							     ctl, mm));
+		return;
+	}
 	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl | UNC_CTL_EN | UNC_CTL_RST);
 }
 
 void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl)
 {
+	if (box->msr) {
+		if (!box->dead)
+			qpiu_msr_result(box, qpiu_sbox_stop(&box->sbox, idx, ctl));
+		return;
+	}
 	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl);
 }
 
@@ -62,15 +93,20 @@ void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl)
  */
 void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask)
 {
-	if (!box->mm || box->dead)
+	if ((!box->mm && !box->msr) || box->dead)
 		return;
 	if (box->filter_known && box->filter_hw[0] == match &&
 	    box->filter_hw[1] == mask)
 		return;
-	pci_write_config_dword(box->mm, QPI_MM_MATCH0, (u32)match);
-	pci_write_config_dword(box->mm, QPI_MM_MATCH1, match >> 32);
-	pci_write_config_dword(box->mm, QPI_MM_MASK0, (u32)mask);
-	pci_write_config_dword(box->mm, QPI_MM_MASK1, mask >> 32);
+	if (box->msr) {
+		qpiu_msr_result(box, qpiu_sbox_set_filter(&box->sbox, match,
+							  mask));
+	} else {
+		pci_write_config_dword(box->mm, QPI_MM_MATCH0, (u32)match);
+		pci_write_config_dword(box->mm, QPI_MM_MATCH1, match >> 32);
+		pci_write_config_dword(box->mm, QPI_MM_MASK0, (u32)mask);
+		pci_write_config_dword(box->mm, QPI_MM_MASK1, mask >> 32);
+	}
 	box->filter_hw[0] = match;
 	box->filter_hw[1] = mask;
 	box->filter_known = true;
@@ -88,7 +124,11 @@ static u32 box_rd_dword(void *ctx, unsigned int off)
 
 int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val)
 {
-	if (!box->pdev || box->dead)
+	if (box->dead)
+		return -ENODEV;
+	if (box->msr)
+		return qpiu_sbox_read(&box->sbox, idx, val);
+	if (!box->pdev)
 		return -ENODEV;
 	return qpiu_read_counter(box_rd_dword, box, UNC_PCI_PMON_CTR(idx),
 				 box->pmu->desc->width, val);
@@ -107,5 +147,6 @@ void qpiu_box_fault(struct qpiu_box *box, int err, const char *what)
 	box->dead = true;
 	pr_err("%s: socket %u: %s %s; its events stop counting (err %d)\n",
 	       box->pmu->name, box->socket,
+	       box->msr ? "S-Box" :
 	       box->pdev ? pci_name(box->pdev) : "(removed)", what, err);
 }

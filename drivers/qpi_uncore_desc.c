@@ -7,6 +7,7 @@
  * tools/events.
  */
 #include "qpi_uncore_logic.h"
+#include "qpi_uncore_sbox.h"
 
 #define QPI_CFG		(UNC_CTL_EV_SEL | UNC_CTL_UMASK | UNC_CTL_EDGE_DET | \
 			 UNC_CTL_EV_SEL_EXT | UNC_CTL_INVERT | UNC_CTL_THRESH)
@@ -54,6 +55,9 @@ static const struct qpiu_constraint hswep_r3qpi_constraints[] = {
 #define QPI_BOX {							\
 	.name = "qpi", .kind = QPIU_BOX_QPI, .nr_ctrs = UNC_QPI_NUM_CTRS, \
 	.width = UNC_QPI_CTR_WIDTH, .cfg_valid = QPI_CFG, .has_filter = true, \
+	.filter_event = 0x100 | QPI_EV_CTO_COUNT,			\
+	.filter_valid = QPIU_FILTER_VALID,				\
+	.filter_name = "cto_count (event=0x138)",			\
 	.max_inc = QPI_MAX_INC, .max_mhz = QPI_MAX_MHZ,			\
 }
 
@@ -73,4 +77,16 @@ const struct qpiu_box_desc qpiu_box_descs[QPIU_NR_PLATFORMS][QPIU_NR_BOX_KINDS] 
 					     hswep_r3qpi_constraints) },
 	/* Broadwell-EP widened the R3QPI counters to 48 bits. */
 	[QPIU_BDX] = { QPI_BOX, R3QPI_BOX(48, hswep_r3qpi_constraints) },
+};
+
+/*
+ * Xeon 7500 S-Box: 48-bit counters at the uncore clock (below 3 GHz); the
+ * layout of its MATCH and MASK is not in our sources, so all 64 bits pass.
+ */
+const struct qpiu_box_desc qpiu_sbox_desc = {
+	.name = "sbox", .kind = QPIU_BOX_SBOX, .nr_ctrs = SBOX_NR_CTRS,
+	.width = SBOX_CTR_WIDTH, .cfg_valid = SBOX_CFG_VALID,
+	.has_filter = true, .filter_event = SBOX_EV_TO_R_PROG_EV,
+	.filter_valid = ~0ULL, .filter_name = "event 0x00 (TO_R_PROG_EV)",
+	.max_inc = R3_MAX_INC, .max_mhz = R3_MAX_MHZ,
 };

@@ -46,30 +46,34 @@ int qpiu_check_config(const struct qpiu_box_desc *d, u64 config, u64 config1,
 	}
 	if (!qpiu_uses_filter(d, (u32)config)) {
 		snprintf(msg, len,
-			 "config1/config2: only cto_count (event=0x138) counts through the packet filter, not event 0x%llx",
+			 "config1/config2: only %s counts through the packet filter, not event 0x%llx",
+			 d->filter_name,
 			 (unsigned long long)((config & UNC_CTL_EV_SEL) |
 			 ((config & UNC_CTL_EV_SEL_EXT) ? 0x100 : 0)));
 		return -EINVAL;
 	}
-	bad = config1 & ~QPIU_FILTER_VALID;
-	if (bad || (config2 & ~QPIU_FILTER_VALID)) {
+	bad = config1 & ~d->filter_valid;
+	if (bad || (config2 & ~d->filter_valid)) {
 		snprintf(msg, len,
-			 "%s=0x%llx: bits 0x%llx are reserved in MATCH1:MATCH0 / MASK1:MASK0 (allowed 0x%llx)",
+			 "%s=0x%llx: bits 0x%llx are reserved in %s (allowed 0x%llx)",
 			 bad ? "config1" : "config2",
 			 (unsigned long long)(bad ? config1 : config2),
 			 (unsigned long long)(bad ? bad :
-					      config2 & ~QPIU_FILTER_VALID),
-			 (unsigned long long)QPIU_FILTER_VALID);
+					      config2 & ~d->filter_valid),
+			 bad ? "MATCH1:MATCH0" : "MASK1:MASK0",
+			 (unsigned long long)d->filter_valid);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* CTO_COUNT reads the port's MATCH/MASK registers, even when they are 0. */
+/* The filter event reads MATCH/MASK, even when they are 0. */
 bool qpiu_uses_filter(const struct qpiu_box_desc *d, u32 ctl)
 {
-	return d->has_filter && (ctl & UNC_CTL_EV_SEL) == QPI_EV_CTO_COUNT &&
-	       (ctl & UNC_CTL_EV_SEL_EXT);
+	u16 code = (ctl & UNC_CTL_EV_SEL) |
+		   ((ctl & UNC_CTL_EV_SEL_EXT) ? 0x100 : 0);
+
+	return d->has_filter && code == d->filter_event;
 }
 
 /* The control bits an accepted config programs, without en and rst. */

@@ -23,6 +23,7 @@ enum qpiu_platform_id {
 enum qpiu_box_kind {
 	QPIU_BOX_QPI,
 	QPIU_BOX_R3QPI,
+	QPIU_BOX_SBOX,		/* Xeon 7500, MSR based */
 	QPIU_NR_BOX_KINDS,
 };
 
@@ -40,7 +41,14 @@ struct qpiu_box_desc {
 	u8 nr_ctrs;
 	u8 width;
 	u32 cfg_valid;			/* config bits a user may set */
-	bool has_filter;		/* QPI mask/match: config1, config2 */
+	/*
+	 * A mask/match filter in config1 and config2, used by one event:
+	 * @filter_event (ev_sel | ev_sel_ext << 8), named @filter_name.
+	 */
+	bool has_filter;
+	u16 filter_event;
+	u64 filter_valid;		/* bits config1/config2 may set */
+	const char *filter_name;
 	/*
 	 * Upper bounds of the counting rate, for the fold timer: the largest
 	 * increment per cycle of any event, and the box clock.
@@ -52,6 +60,7 @@ struct qpiu_box_desc {
 
 extern const struct qpiu_box_desc
 	qpiu_box_descs[QPIU_NR_PLATFORMS][QPIU_NR_BOX_KINDS];
+extern const struct qpiu_box_desc qpiu_sbox_desc;
 
 /* Config bits existing tools set that the driver owns: accepted, ignored. */
 #define QPIU_CFG_IGNORED	(UNC_CTL_EN | UNC_CTL_RST)

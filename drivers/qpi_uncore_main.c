@@ -138,12 +138,23 @@ static int __init qpiu_init(void)
 		return ret;
 	ret = pci_register_driver(&qpiu_driver);
 	if (ret)
-		qpiu_hotplug_exit();
+		goto err_hotplug;
+	ret = qpiu_sbox_probe();
+	if (ret)
+		goto err_pci;
+	return 0;
+
+err_pci:
+	pci_unregister_driver(&qpiu_driver);
+	qpiu_pmus_destroy();
+err_hotplug:
+	qpiu_hotplug_exit();
 	return ret;
 }
 
 static void __exit qpiu_exit(void)
 {
+	qpiu_sbox_remove();
 	pci_unregister_driver(&qpiu_driver);
 	qpiu_pmus_destroy();
 	qpiu_hotplug_exit();

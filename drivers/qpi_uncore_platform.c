@@ -40,6 +40,18 @@ const struct qpiu_platform qpiu_platforms[] = {
 
 const unsigned int qpiu_nr_platforms = ARRAY_SIZE(qpiu_platforms);
 
+static const struct qpiu_event_desc qpiu_sbox_events[] = {
+	{ "to_r_prog_ev", "event=0x00" },
+	{ }
+};
+
+/* Xeon 7500 (Nehalem-EX) and E7 (Westmere-EX): S-Boxes only. */
+const struct qpiu_platform qpiu_sbox_platform = {
+	.name = "nhmex",
+	.box = { [QPIU_BOX_SBOX] = &qpiu_sbox_desc },
+	.events = { [QPIU_BOX_SBOX] = qpiu_sbox_events },
+};
+
 #define QPIU_DEV(id, plat, kind, idx) \
 	{ PCI_VDEVICE(INTEL, id), QPIU_DEV_DATA(plat, kind, idx) }
 

@@ -201,6 +201,7 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 	 * unfiltered would be wrong.
 	 */
 	if (box->dead || (qpiu_event_filtered(box, event) && !box->mm &&
+			  !box->msr &&
 			  (event->attr.config1 || event->attr.config2))) {
 		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 		hwc->idx = -1;
@@ -396,8 +397,8 @@ static int qpiu_event_init(struct perf_event *event)
 	struct qpiu_pmu *qpmu = to_qpmu(event->pmu);
 	struct perf_event_attr *attr = &event->attr;
 	char msg[QPIU_MSG_LEN];
-	struct pci_dev *mm;
 	unsigned int socket;
+	bool has_mm;
 	struct qpiu_box *box;
 	int ret;
 
@@ -438,13 +439,13 @@ static int qpiu_event_init(struct perf_event *event)
 		kref_get(&box->ref);
 	else
 		box = NULL;
-	mm = box ? box->mm : NULL;
+	has_mm = box && (box->mm || box->msr);
 	mutex_unlock(&qpiu_mutex);
 	if (!box)
 		return qpiu_reject(qpmu, -ENODEV,
 				   "socket %u: the box is gone (removed or failed)",
 				   socket);
-	if (!mm && (attr->config1 || attr->config2)) {
+	if (!has_mm && (attr->config1 || attr->config2)) {
 		kref_put(&box->ref, qpiu_box_release);
 		return qpiu_reject(qpmu, -ENODEV,
 				   "config1/config2: socket %u has no mask/match function for port %u, so cto_count cannot be filtered there",
@@ -473,7 +474,7 @@ static ssize_t qpiu_format_show(struct device *dev,
 
 /* Bit 8 of perf's event code (ExtSel in perf's tables) is ev_sel_ext. */
 QPIU_FORMAT(qpiu_fmt_qpi_event, event, "config:0-7,21");
-QPIU_FORMAT(qpiu_fmt_r3qpi_event, event, "config:0-7");
+QPIU_FORMAT(qpiu_fmt_r3qpi_event, event, "config:0-7");	/* and S-Box */
 QPIU_FORMAT(qpiu_fmt_umask, umask, "config:8-15");
 QPIU_FORMAT(qpiu_fmt_edge, edge, "config:18");
 QPIU_FORMAT(qpiu_fmt_inv, inv, "config:23");
@@ -537,10 +538,26 @@ static struct attribute *qpiu_r3qpi_format_attrs[] = {
 	NULL,
 };
 
+/* S-Box: the MATCH/MASK layout is not ours to name; 64 bits each. */
+QPIU_FORMAT(qpiu_fmt_sbox_match, match, "config1:0-63");
+QPIU_FORMAT(qpiu_fmt_sbox_mask, mask, "config2:0-63");
+
+static struct attribute *qpiu_sbox_format_attrs[] = {
+	&qpiu_fmt_r3qpi_event.attr.attr,
+	&qpiu_fmt_umask.attr.attr,
+	&qpiu_fmt_edge.attr.attr,
+	&qpiu_fmt_inv.attr.attr,
+	&qpiu_fmt_thresh.attr.attr,
+	&qpiu_fmt_sbox_match.attr.attr,
+	&qpiu_fmt_sbox_mask.attr.attr,
+	NULL,
+};
+
 static const struct attribute_group qpiu_format_groups[QPIU_NR_BOX_KINDS] = {
 	[QPIU_BOX_QPI] = { .name = "format", .attrs = qpiu_qpi_format_attrs },
 	[QPIU_BOX_R3QPI] = { .name = "format",
 			     .attrs = qpiu_r3qpi_format_attrs },
+	[QPIU_BOX_SBOX] = { .name = "format", .attrs = qpiu_sbox_format_attrs },
 };
 
 static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
@@ -702,8 +719,9 @@ err:
 	return ERR_PTR(ret);
 }
 
-struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
-				  unsigned int socket)
+static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
+				     struct pci_dev *pdev, unsigned int socket,
+				     const struct qpiu_msr_ops *msr)
 {
 	struct qpiu_box *box;
 
@@ -723,7 +741,12 @@ struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
 	box->pdev = pdev;
 	box->cpu = qpiu_socket_reader(socket);
 	box->fold_ns = qpiu_fold_interval_ns(qpmu->desc);
-	if (qpmu->desc->has_filter)
+	if (msr) {
+		box->msr = true;
+		box->sbox = (struct qpiu_sbox){ .ops = msr, .ctx = box,
+						.idx = qpmu->idx };
+	}
+	if (pdev && qpmu->desc->has_filter)
 		box->mm = qpiu_mm_devs[socket][qpmu->idx];
 	hrtimer_init(&box->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	box->hrtimer.function = qpiu_fold;
@@ -733,6 +756,46 @@ struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
 	if (box->cpu >= 0)
 		cpumask_set_cpu(box->cpu, &qpmu->cpumask);
 	return box;
+}
+
+struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
+				  unsigned int socket)
+{
+	return qpiu_box_new(qpmu, pdev, socket, NULL);
+}
+
+/*
+ * S-Box MSRs belong to the socket: from process context they are accessed
+ * on the socket's reader, in perf callbacks (interrupts off) on the CPU
+ * running them, which is the reader.
+ */
+static int qpiu_msr_rd(void *ctx, u32 msr, u64 *val)
+{
+	struct qpiu_box *box = ctx;
+
+	if (irqs_disabled())
+		return rdmsrl_safe(msr, val);
+	return rdmsrl_safe_on_cpu(box->cpu, msr, val);
+}
+
+static int qpiu_msr_wr(void *ctx, u32 msr, u64 val)
+{
+	struct qpiu_box *box = ctx;
+
+	if (irqs_disabled())
+		return wrmsrl_safe(msr, val);
+	return wrmsrl_safe_on_cpu(box->cpu, msr, val);
+}
+
+static const struct qpiu_msr_ops qpiu_msr_ops = {
+	.rd = qpiu_msr_rd,
+	.wr = qpiu_msr_wr,
+};
+
+struct qpiu_box *qpiu_pmu_add_msr_box(struct qpiu_pmu *qpmu,
+				      unsigned int socket)
+{
+	return qpiu_box_new(qpmu, NULL, socket, &qpiu_msr_ops);
 }
 
 /*

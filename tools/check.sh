@@ -90,6 +90,8 @@ stage vm-snbep-4s vm tools/vm/run-vm --platform snbep --sockets 4 --cores 1 --no
 	--tests "qpisim_topology.sh qpisim_count.sh qpi_uncore_count.sh"
 stage vm-snbep-hv vm tools/vm/run-vm --platform snbep --hypervisor --no-build \
 	--tests "qpi_uncore_hypervisor.sh"
+stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
+	--tests "qpi_uncore_sbox.sh"
 
 echo "# ==== summary"
 [[ ${#failed[@]} == 0 ]] || echo "# failing stages: ${failed[*]}"

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uncore_sbox_0 and uncore_sbox_1: the two S-Boxes of each Xeon 7500 (and
+ * E7) socket, MSR based, with the mask/match facility on event 0x00.  Only
+ * on those CPU models, and only when their MSRs answer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <asm/cpu_device_id.h>
+#include <asm/intel-family.h>
+#include <asm/msr.h>
+
+#include "qpi_uncore.h"
+
+static const struct x86_cpu_id qpiu_sbox_cpus[] = {
+	X86_MATCH_INTEL_FAM6_MODEL(NEHALEM_EX, NULL),
+	X86_MATCH_INTEL_FAM6_MODEL(WESTMERE_EX, NULL),
+	{ }
+};
+
+/* qpiu_mutex */
+static struct qpiu_box *qpiu_sboxes[QPIU_MAX_SOCKETS][SBOX_NR_BOXES];
+
+#define SBOX_PROBE_PATTERN	0x5a5a5a5aa5a5a5a5ULL
+
+/*
+ * A hypervisor can show a Xeon 7500 model without its uncore MSRs: the
+ * accesses fault, or (QEMU) read zero and drop writes.  MATCH is a plain
+ * read-write register while MM_CFG.mm_en is clear, so a pattern written to
+ * it must read back.  The old value is restored.
+ */
+static int qpiu_sbox_msrs_work(int cpu)
+{
+	u32 match = qpiu_sbox_msr(0, SBOX_MATCH, 0);
+	u64 saved, val = 0;
+
+	if (rdmsrl_safe_on_cpu(cpu, SBOX_MSR_MM_CFG, &val) ||
+	    wrmsrl_safe_on_cpu(cpu, SBOX_MSR_MM_CFG, 0) ||
+	    rdmsrl_safe_on_cpu(cpu, match, &saved) ||
+	    wrmsrl_safe_on_cpu(cpu, match, SBOX_PROBE_PATTERN) ||
+	    rdmsrl_safe_on_cpu(cpu, match, &val)) {
+		pr_info("Xeon 7500 S-Box MSRs do not answer on CPU %d (an access to 0x%x-0x%x faulted): no uncore_sbox PMUs\n",
+			cpu, SBOX_MSR_MM_CFG, match);
+		return -ENODEV;
+	}
+	wrmsrl_safe_on_cpu(cpu, match, saved);
+	if (val != SBOX_PROBE_PATTERN) {
+		pr_info("Xeon 7500 S-Box MSRs do not hold values on CPU %d (MATCH 0x%x read back 0x%llx, not 0x%llx): no uncore_sbox PMUs\n",
+			cpu, match, val, SBOX_PROBE_PATTERN);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int qpiu_sbox_probe(void)
+{
+	unsigned int socket, idx;
+	int ret = 0;
+
+	if (!x86_match_cpu(qpiu_sbox_cpus))
+		return 0;
+	mutex_lock(&qpiu_mutex);
+	for (socket = 0; socket < QPIU_MAX_SOCKETS; socket++) {
+		int cpu = qpiu_socket_reader(socket);
+
+		if (cpu < 0)
+			continue;
+		if (qpiu_sbox_msrs_work(cpu))
+			goto out;
+		for (idx = 0; idx < SBOX_NR_BOXES; idx++) {
+			struct qpiu_pmu *qpmu;
+			struct qpiu_box *box;
+
+			qpmu = qpiu_pmu_get(&qpiu_sbox_platform, QPIU_BOX_SBOX,
+					    idx);
+			if (IS_ERR(qpmu)) {
+				ret = PTR_ERR(qpmu);
+				goto out;
+			}
+			box = qpiu_pmu_add_msr_box(qpmu, socket);
+			if (IS_ERR(box)) {
+				ret = PTR_ERR(box);
+				goto out;
+			}
+			qpiu_sboxes[socket][idx] = box;
+		}
+	}
+out:
+	mutex_unlock(&qpiu_mutex);
+	if (ret)
+		qpiu_sbox_remove();
+	return ret;
+}
+
+void qpiu_sbox_remove(void)
+{
+	unsigned int socket, idx;
+
+	mutex_lock(&qpiu_mutex);
+	for (socket = 0; socket < QPIU_MAX_SOCKETS; socket++) {
+		for (idx = 0; idx < SBOX_NR_BOXES; idx++) {
+			if (!qpiu_sboxes[socket][idx])
+				continue;
+			qpiu_pmu_remove_box(qpiu_sboxes[socket][idx]);
+			qpiu_sboxes[socket][idx] = NULL;
+		}
+	}
+	mutex_unlock(&qpiu_mutex);
+}
