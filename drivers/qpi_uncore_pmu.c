@@ -405,9 +405,13 @@ static int qpiu_event_init(struct perf_event *event)
 	if (attr->type != event->pmu->type)
 		return -ENOENT;
 
+	/*
+	 * Samples are delivered with perf_event_overflow(), which the kernel
+	 * does not export to modules: a loadable PMU cannot sample.
+	 */
 	if (is_sampling_event(event))
 		return qpiu_reject(qpmu, -EOPNOTSUPP,
-				   "sample_period/sample_freq: counting only, sampling is not supported yet");
+				   "sample_period/sample_freq: counting only; this kernel does not let a module deliver samples (perf_event_overflow is not exported)");
 	if (event->cpu < 0)
 		return qpiu_reject(qpmu, -EINVAL,
 				   "cpu=-1: uncore events count per socket; open them system-wide (perf -a), not per task");

@@ -46,7 +46,7 @@ t_end
 t_begin "event_kinds_refused"
 sleep 5.2
 dmesg_mark
-check_case sampling $EOPNOTSUPP "sampling is not supported" uncore_qpi_0 0x14 socket=0 period=1000
+check_case sampling $EOPNOTSUPP "this kernel does not let a module deliver samples" uncore_qpi_0 0x14 socket=0 period=1000
 check_case pertask $EINVAL "not per task" uncore_qpi_0 0x14 task
 check_case notreader $EINVAL "cpu=$other: not in cpumask" uncore_qpi_0 0x14 cpu=$other
 check_case exclude $EINVAL "cannot exclude" uncore_qpi_0 0x14 socket=0 exclude=user
