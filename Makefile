@@ -19,6 +19,7 @@ modules:
 
 tools:
 	$(MAKE) -C selftests
+	$(MAKE) -C tools/qpistat
 
 unittest:
 	$(MAKE) -C tools/unittest run
@@ -38,6 +39,7 @@ demo:
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C selftests clean
+	$(MAKE) -C tools/qpistat clean
 	$(MAKE) -C tools/unittest clean
 
 .PHONY: all modules tools unittest checkpatch sparse check demo clean

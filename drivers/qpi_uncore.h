@@ -34,10 +34,15 @@ enum qpiu_fn_kind {
 #define QPIU_DEV_KIND(data)		(((data) >> 8) & 0xff)
 #define QPIU_DEV_IDX(data)		((data) & 0xff)
 
-/* A sysfs events/ alias: name and the perf config string it stands for. */
+/*
+ * A sysfs events/ alias: name and the perf config string it stands for,
+ * and where a reading in other units is natural, perf's scale and unit.
+ */
 struct qpiu_event_desc {
 	const char *name;
 	const char *config;
+	const char *scale;
+	const char *unit;
 };
 
 struct qpiu_platform {
@@ -73,6 +78,7 @@ struct qpiu_box {
 	 * QPI: one MATCH/MASK set per port.  @filter_ref scheduled events use
 	 * @filter; @filter_hw is what the registers hold, if @filter_known.
 	 */
+	u8 rate_code;			/* QPI: QPI_RATE_STATUS, 0 unknown */
 	unsigned int filter_ref;
 	u64 filter[2];
 	u64 filter_hw[2];
@@ -100,6 +106,8 @@ struct qpiu_pmu {
 	struct attribute_group events_group;
 	struct attribute **event_attrs;
 	struct perf_pmu_events_attr *event_descs;
+	char **event_names;		/* allocated .scale/.unit names */
+	unsigned int nr_event_attrs;
 };
 
 /* qpi_uncore_box.c: the hardware side of a box */

@@ -577,13 +577,55 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(cpumask);
 
+/*
+ * QPI link speed of each socket's port, from QPI_RATE_STATUS of the port's
+ * function 0: "<socket> <GT/s>" a line, "unknown" for codes 0 and 1.
+ */
+static ssize_t link_speed_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
+	unsigned int s, len = 0;
+
+	mutex_lock(&qpiu_mutex);
+	for (s = 0; s < QPIU_MAX_SOCKETS; s++) {
+		struct qpiu_box *box;
+
+		box = rcu_dereference_protected(qpmu->boxes[s], true);
+		if (!box)
+			continue;
+		if (box->rate_code < 2)
+			len += sysfs_emit_at(buf, len, "%u unknown\n", s);
+		else
+			len += sysfs_emit_at(buf, len, "%u %u.%u\n", s,
+					     (56 + 8 * (box->rate_code - 2)) / 10,
+					     (56 + 8 * (box->rate_code - 2)) % 10);
+	}
+	mutex_unlock(&qpiu_mutex);
+	return len;
+}
+static DEVICE_ATTR_RO(link_speed);
+
 static struct attribute *qpiu_cpumask_attrs[] = {
 	&dev_attr_cpumask.attr,
+	&dev_attr_link_speed.attr,
 	NULL,
 };
 
+static umode_t qpiu_attr_visible(struct kobject *kobj, struct attribute *attr,
+				 int n)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(kobj_to_dev(kobj)));
+
+	if (attr == &dev_attr_link_speed.attr &&
+	    qpmu->desc->kind != QPIU_BOX_QPI)
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group qpiu_cpumask_group = {
 	.attrs = qpiu_cpumask_attrs,
+	.is_visible = qpiu_attr_visible,
 };
 
 /* Names the in-tree driver gave these events; scripts use them. */
@@ -594,13 +636,27 @@ static const struct qpiu_event_desc qpiu_compat_qpi_events[] = {
 	{ }
 };
 
-static unsigned int qpiu_nr_events(const struct qpiu_event_desc *d)
+static int qpiu_add_event_attr(struct qpiu_pmu *qpmu, unsigned int *n,
+			       const char *name, const char *suffix,
+			       const char *str)
 {
-	unsigned int n = 0;
+	struct perf_pmu_events_attr *pa = &qpmu->event_descs[*n];
 
-	while (d && d[n].name)
-		n++;
-	return n;
+	sysfs_attr_init(&pa->attr.attr);
+	if (suffix) {
+		/* perf reads <event>.scale and <event>.unit beside the event */
+		qpmu->event_names[*n] = kasprintf(GFP_KERNEL, "%s.%s", name,
+						  suffix);
+		if (!qpmu->event_names[*n])
+			return -ENOMEM;
+		name = qpmu->event_names[*n];
+	}
+	pa->attr.attr.name = name;
+	pa->attr.attr.mode = 0444;
+	pa->attr.show = perf_event_sysfs_show;
+	pa->event_str = str;
+	qpmu->event_attrs[(*n)++] = &pa->attr.attr;
+	return 0;
 }
 
 static int qpiu_build_events(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind)
@@ -610,35 +666,45 @@ static int qpiu_build_events(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind)
 		kind == QPIU_BOX_QPI ? qpiu_compat_qpi_events : NULL,
 	};
 	unsigned int n = 0, i, t;
+	int ret = 0;
 
 	for (t = 0; t < ARRAY_SIZE(tables); t++)
-		n += qpiu_nr_events(tables[t]);
+		for (i = 0; tables[t] && tables[t][i].name; i++)
+			n += tables[t][i].scale ? 3 : 1;
 	qpmu->event_descs = kcalloc(n, sizeof(*qpmu->event_descs), GFP_KERNEL);
+	qpmu->event_names = kcalloc(n, sizeof(*qpmu->event_names), GFP_KERNEL);
 	qpmu->event_attrs = kcalloc(n + 1, sizeof(*qpmu->event_attrs),
 				    GFP_KERNEL);
-	if (!qpmu->event_descs || !qpmu->event_attrs)
+	if (!qpmu->event_descs || !qpmu->event_names || !qpmu->event_attrs)
 		return -ENOMEM;
+	qpmu->nr_event_attrs = n;
 
 	n = 0;
 	for (t = 0; t < ARRAY_SIZE(tables); t++) {
-		for (i = 0; tables[t] && tables[t][i].name; i++, n++) {
-			struct perf_pmu_events_attr *pa = &qpmu->event_descs[n];
+		for (i = 0; !ret && tables[t] && tables[t][i].name; i++) {
+			const struct qpiu_event_desc *d = &tables[t][i];
 
-			sysfs_attr_init(&pa->attr.attr);
-			pa->attr.attr.name = tables[t][i].name;
-			pa->attr.attr.mode = 0444;
-			pa->attr.show = perf_event_sysfs_show;
-			pa->event_str = tables[t][i].config;
-			qpmu->event_attrs[n] = &pa->attr.attr;
+			ret = qpiu_add_event_attr(qpmu, &n, d->name, NULL,
+						  d->config);
+			if (!ret && d->scale)
+				ret = qpiu_add_event_attr(qpmu, &n, d->name,
+							  "scale", d->scale) ?:
+				      qpiu_add_event_attr(qpmu, &n, d->name,
+							  "unit", d->unit);
 		}
 	}
 	qpmu->events_group.name = "events";
 	qpmu->events_group.attrs = qpmu->event_attrs;
-	return 0;
+	return ret;
 }
 
 static void qpiu_pmu_free(struct qpiu_pmu *qpmu)
 {
+	unsigned int i;
+
+	for (i = 0; qpmu->event_names && i < qpmu->nr_event_attrs; i++)
+		kfree(qpmu->event_names[i]);
+	kfree(qpmu->event_names);
 	kfree(qpmu->event_attrs);
 	kfree(qpmu->event_descs);
 	kfree(qpmu);
@@ -723,6 +789,22 @@ err:
 	return ERR_PTR(ret);
 }
 
+/* QPI_RATE_STATUS lives on function 0 of the port's slot (not ours). */
+static u8 qpiu_qpi_rate(struct pci_dev *pdev)
+{
+	struct pci_dev *fn0;
+	u32 val = 0;
+
+	fn0 = pci_get_slot(pdev->bus, PCI_DEVFN(PCI_SLOT(pdev->devfn), 0));
+	if (fn0 && fn0->vendor == PCI_VENDOR_ID_INTEL &&
+	    !pci_read_config_dword(fn0, QPI_RATE_STATUS, &val) && val != ~0U)
+		val &= QPI_RATE_STATUS_CODE;
+	else
+		val = 0;
+	pci_dev_put(fn0);
+	return val;
+}
+
 static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 				     struct pci_dev *pdev, unsigned int socket,
 				     const struct qpiu_msr_ops *msr)
@@ -752,6 +834,8 @@ static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 	}
 	if (pdev && qpmu->desc->has_filter)
 		box->mm = qpiu_mm_devs[socket][qpmu->idx];
+	if (pdev && qpmu->desc->kind == QPIU_BOX_QPI)
+		box->rate_code = qpiu_qpi_rate(pdev);
 	hrtimer_init(&box->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	box->hrtimer.function = qpiu_fold;
 	qpiu_box_init_hw(box);

@@ -271,3 +271,9 @@ cpulist()
 		for (c = r[1]; c <= hi; c++) s = s (s == "" ? "" : ",") c }
 		print s }'
 }
+
+# nr_aliases PMU: event aliases, without their .scale and .unit files
+nr_aliases()
+{
+	ls "$PMUS/$1/events" | grep -cvE '\.(scale|unit)$'
+}

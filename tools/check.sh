@@ -61,8 +61,8 @@ build_w1() {
 	else
 		echo "not ok 1 modules build with W=1, no warnings"
 	fi
-	make -C "$repo/selftests" > /dev/null 2>&1 && echo "ok 2 selftest helpers build" ||
-		echo "not ok 2 selftest helpers build"
+	make -C "$repo" tools > /dev/null 2>&1 && echo "ok 2 user tools build (selftest helpers, qpistat)" ||
+		echo "not ok 2 user tools build (selftest helpers, qpistat)"
 }
 
 sparse_check() {

@@ -42,13 +42,18 @@ say "What qpisim says the counts must be, per socket:"
 cat <<'EOT'
    port 0 clockticks      socket 0: (100000 x 1 + 100000 x 9 flits) / 2 = 500000
                           socket 1: the same, 500000
-   port 0 Rx data flits   socket 0: 100000 lines x 8 = 800000   socket 1: 0
-   port 0 Tx data flits   socket 1: 800000                      socket 0: 0
-   port 0 Tx HOM requests socket 0: 100000                      socket 1: 0
-   port 1 Rx data flits   socket 0: 25000 x 8 = 200000
-   port 1 Tx data flits   socket 1: 200000
-   data bytes over port 0 into socket 0: 800000 flits x 8 B = 6.4 MB
+   port 0 Rx data         socket 0: 100000 lines x 8 flits x 8 B = 6400000 Bytes
+   port 0 Tx data         socket 1: 6400000 Bytes
+   port 0 Tx HOM requests socket 0: 100000 flits
+   port 1 Rx data         socket 0: 25000 x 64 B = 1600000 Bytes
+   port 1 Tx data         socket 1: 1600000 Bytes
+   (the data flit aliases read in bytes: .scale 8, .unit Bytes)
 EOT
+
+say "qpistat: bandwidth, link utilization and overhead per socket and port:"
+qpistat -- sh /tmp/traffic.sh | sed 's/^/   /'
+say "qpistat --prometheus (for a node_exporter textfile collector), first lines:"
+qpistat --prometheus -- sh /tmp/traffic.sh | grep -E '^(# TYPE|qpi_rx_bytes|qpi_rx_utilization)' | head -8 | sed 's/^/   /'
 
 say "perf's own Sandy Bridge-EP event names work too (perf stat -e unc_q_clockticks):"
 perf stat -a -e unc_q_clockticks -- sh -c \

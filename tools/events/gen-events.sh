@@ -49,7 +49,11 @@ for plat in snbep ivbep hswep bdx; do
 			cfg = sprintf("event=0x%02x", ev)
 			if (um)
 				cfg = cfg sprintf(",umask=0x%02x", um)
-			printf "\t{ \"%s\", \"%s\" },\n", name, cfg
+			# data flits carry 8 bytes of data each (L0): count bytes
+			if (name ~ /^(rx|tx)l_flits_g[0-2]\.(data|drs_data|ncb_data)$/)
+				printf "\t{ \"%s\", \"%s\", \"8\", \"Bytes\" },\n", name, cfg
+			else
+				printf "\t{ \"%s\", \"%s\" },\n", name, cfg
 		}' "$dir/events-$plat.csv" | LC_ALL=C sort
 		printf '\t{ }\n};\n'
 	done

@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# qpistat against injected traffic: exact counts and the metric formulas in
+# JSON, OpenMetrics and table output, link speed from QPI_RATE_STATUS,
+# interval mode, and the messages for missing PMUs and missing permission.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 6
+
+QPISTAT=/tools/bin/qpistat
+[ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
+
+qpiu_unload
+expect_ok "load qpisim" qsim ivbep sockets=2 qpi_rate=7
+expect_ok "load qpi_uncore" qpiu_load
+
+TRAFFIC="echo 'packet socket=0 port=0 dir=rx mc=drs count=1000' > $DBG/inject
+echo 'packet socket=0 port=0 dir=rx mc=hom_req count=500' > $DBG/inject
+echo 'packet socket=1 port=0 dir=tx mc=drs count=1000' > $DBG/inject
+echo 'event socket=0 box=r3qpi0 event=0x34 umask=0x8 count=50 cycles=1000' > $DBG/inject
+echo 'event socket=0 box=r3qpi0 event=0x37 umask=0x1 count=20' > $DBG/inject"
+
+t_begin "json_counts_and_metrics_exact"
+out=$("$QPISTAT" --json -- sh -c "$TRAFFIC")
+# 1000 DRS (9 flits) and 500 HOM (1 flit) received: 8000 data, 1500
+# non-data flits in (9000 + 500) / 2 cycles; utilization 9500 / 9500.
+for want in \
+	'"port": 0, "link_speed_gts": 9.6, "clockticks": 4750, "rx_data_flits": 8000, "rx_nondata_flits": 1500, "tx_data_flits": 0, "rx_bytes": 64000, "tx_bytes": 0' \
+	'"rx_utilization": 1.000000, "rx_protocol_overhead": 0.157895' \
+	'"tx_data_flits": 8000, "rx_bytes": 0, "tx_bytes": 64000' \
+	'"link": 0, "clockticks": 1020, "vna_credit_rejects": 50, "vn0_credit_rejects": 20, "vna_rejects_per_cycle": 0.049020, "vn0_rejects_per_cycle": 0.019608'; do
+	echo "$out" | grep -qF "$want" || fail "no '$want' in: $out"
+done
+t_end
+
+t_begin "bandwidth_is_bytes_over_time"
+echo "$out" | awk '{
+	match($0, /"interval_s": [0-9.]+/); t = substr($0, RSTART + 14, RLENGTH - 14)
+	match($0, /"rx_bandwidth_bytes_per_s": [0-9.]+/)
+	bw = substr($0, RSTART + 28, RLENGTH - 28)
+	want = 64000 / t; d = bw - want; if (d < 0) d = -d
+	if (t <= 0 || d > want * 1e-6 + 0.001) { print "# bw " bw " want " want; exit 1 } }' ||
+	fail "rx bandwidth of port 0 is not 64000 B / interval"
+t_end
+
+t_begin "openmetrics_exposition"
+out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+for want in '# TYPE qpi_rx_bytes counter' \
+	'qpi_rx_bytes_total{socket="0",port="0"} 64000' \
+	'qpi_tx_bytes_total{socket="1",port="0"} 64000' \
+	'qpi_rx_flits_total{socket="0",port="0"} 9500' \
+	'qpi_clockticks_total{socket="1",port="0"} 4500' \
+	'qpi_rx_utilization{socket="0",port="0"} 1.000000' \
+	'qpi_link_speed_gts{socket="1",port="1"} 9.600000' \
+	'r3qpi_vna_credit_rejects_total{socket="0",link="0"} 50'; do
+	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
+done
+expect_eq "last line" "$(echo "$out" | tail -n 1)" "# EOF"
+t_end
+
+t_begin "table_and_link_speed"
+expect_eq "sysfs link_speed" "$(cat "$PMUS/uncore_qpi_0/link_speed" | paste -sd' ' -)" "0 9.6 1 9.6"
+[ -e "$PMUS/uncore_r3qpi_0/link_speed" ] && fail "R3QPI has a link_speed"
+out=$("$QPISTAT" -- sh -c "$TRAFFIC")
+echo "$out" | grep -qE '^ +[0-9.]+ +0 +0 +9\.6 +[0-9]+\.[0-9]{3} +0\.000 +[0-9]+ +100\.00% +15\.79%$' ||
+	fail "no socket 0 port 0 row: $out"
+expect_num "rows per socket: 2 ports + total" "$(echo "$out" | grep -cE '^ +[0-9.]+ +1 +(0|1|all) ')" 3
+t_end
+
+t_begin "interval_mode"
+expect_num "three JSON intervals" "$("$QPISTAT" --json -I 50 -c 3 | grep -c '^{"time"')" 3
+expect_num "two expositions" "$("$QPISTAT" --prometheus -I 50 -c 2 | grep -c '^# EOF$')" 2
+t_end
+
+t_begin "clear_messages"
+grep -q '^nobody:' /etc/passwd 2>/dev/null || echo 'nobody:x:65534:65534::/:/bin/sh' >> /etc/passwd
+old=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+out=$(su nobody -s /bin/sh -c "$QPISTAT -I 10 -c 1" 2>&1)
+rc=$?
+echo "$old" > /proc/sys/kernel/perf_event_paranoid
+expect_num "exit status without permission" "$rc" 1
+echo "$out" | grep -q "permission denied opening qpi events" || fail "no permission message: $out"
+echo "$out" | grep -q "perf_event_paranoid <= 0 (it is 2)" || fail "paranoid value not named"
+expect_ok "unload" qpiu_unload
+out=$("$QPISTAT" -I 10 -c 1 2>&1)
+rc=$?
+expect_num "exit status without PMUs" "$rc" 1
+echo "$out" | grep -q "no uncore_qpi_\* PMU" || fail "no 'no PMU' message: $out"
+echo "$out" | grep -q "Load the driver: modprobe qpi_uncore" || fail "no advice: $out"
+t_end
+
+qpisim_unload
+ktap_finish
