@@ -9,7 +9,15 @@
 #                                    "N passed, N failed"
 #   make demo                        boot a simulated 2-socket machine and
 #                                    count QPI traffic with perf
+#   make fuzz                        the syscall fuzzer, longer
+#   make install | dkms-install      qpi_uncore.ko, qpistat, modprobe.d
 KDIR ?= $(shell tools/vm/kdir.sh)
+# the release the build dir belongs to: /lib/modules/<release>/build or
+# Debian's /usr/src/linux-headers-<release>
+KVER ?= $(patsubst linux-headers-%,%,$(notdir $(patsubst %/build,%,$(KDIR))))
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX ?= /usr/local
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates
 
 all: modules tools
 
@@ -36,10 +44,47 @@ check:
 demo:
 	tools/demo.sh
 
+# The syscall fuzzer for longer than make check runs it.
+FUZZ_CALLS ?= 200000
+fuzz:
+	tools/vm/run-vm --platform ivbep --timeout 3000 --tests qpi_uncore_fuzz.sh \
+		--env QPI_FUZZ_CALLS=$(FUZZ_CALLS) --env "QPI_FUZZ_SEEDS=1 2 3 4 5 6 7 8"
+
+# qpi_uncore.ko, qpistat and the modprobe.d file; not qpisim, a test tool.
+install: modules tools
+	@test -n "$(KVER)" || { echo "cannot tell the kernel release of $(KDIR); pass KVER=" >&2; exit 1; }
+	install -D -m 644 qpi_uncore.ko $(MODDIR)/qpi_uncore.ko
+	install -D -m 755 tools/qpistat/qpistat $(DESTDIR)$(PREFIX)/bin/qpistat
+	install -D -m 644 tools/packaging/qpi_uncore.conf $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+
+uninstall:
+	rm -f $(MODDIR)/qpi_uncore.ko $(DESTDIR)$(PREFIX)/bin/qpistat \
+	      $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf
+	test -n "$(DESTDIR)" || depmod -a $(KVER)
+
+# DKMS rebuilds the module for every kernel installed later.
+DKMS_SRC = /usr/src/qpi_uncore-$(VERSION)
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)
+	cp -a Kbuild Makefile dkms.conf drivers include $(DKMS_SRC)/
+	mkdir -p $(DKMS_SRC)/tools/vm
+	cp -a tools/vm/kdir.sh tools/vm/kver.sh $(DKMS_SRC)/tools/vm/
+	dkms add qpi_uncore/$(VERSION)
+	dkms build qpi_uncore/$(VERSION) -k $(KVER)
+	dkms install qpi_uncore/$(VERSION) -k $(KVER)
+	install -D -m 644 tools/packaging/qpi_uncore.conf /etc/modprobe.d/qpi_uncore.conf
+
+dkms-uninstall:
+	-dkms remove qpi_uncore/$(VERSION) --all
+	rm -rf $(DKMS_SRC) /etc/modprobe.d/qpi_uncore.conf
+
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C tools/qpistat clean
 	$(MAKE) -C tools/unittest clean
 
-.PHONY: all modules tools unittest checkpatch sparse check demo clean
+.PHONY: all modules tools unittest checkpatch sparse check demo fuzz clean \
+	install uninstall dkms-install dkms-uninstall

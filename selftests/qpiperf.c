@@ -6,6 +6,7 @@
  *
  *   open NAME PMU CONFIG [socket=S|cpu=C] [config1=X] [config2=X]
  *        [group=LEADER] [period=N] [task] [exclude=user|kernel] [disabled]
+ *        [pinned] [precise]
  *                      prints "NAME ok" or "NAME error=ERRNO (text)"
  *   read NAME          prints "NAME value=V enabled=E running=R"
  *   gread NAME         group read of a leader: "NAME[i] value=V" per member
@@ -140,6 +141,10 @@ static void cmd_open(char *args)
 			attr.exclude_kernel = 1;
 		else if (!strcmp(opt, "disabled"))
 			attr.disabled = 1;
+		else if (!strcmp(opt, "pinned"))
+			attr.pinned = 1;
+		else if (!strcmp(opt, "precise"))
+			attr.precise_ip = 1;
 		else if (!strncmp(opt, "group=", 6)) {
 			struct ev *l = find(opt + 6);
 

@@ -84,6 +84,7 @@ stage build flat build_w1
 stage sparse flat sparse_check
 stage checkpatch flat tools/checkpatch.sh
 stage unittest flat make -s -C tools/unittest run
+stage packaging flat tools/packaging/test.sh
 stage vm-snbep-2s vm tools/vm/run-vm --platform snbep --sockets 2 --no-build
 stage vm-ivbep-2s vm tools/vm/run-vm --platform ivbep --sockets 2 --no-build
 stage vm-snbep-4s vm tools/vm/run-vm --platform snbep --sockets 4 --cores 1 --no-build \

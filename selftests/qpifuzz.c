@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpifuzz: random perf_event_open, ioctl, read and close calls on the uncore
+ * PMUs (and a few others, for groups), reproducible from a seed.
+ *
+ *   qpifuzz SEED CALLS
+ *
+ * It checks nothing itself beyond surviving: the kernel log (run-vm's splat
+ * scan) and qpisim's reserved-write counters judge the driver.  It prints a
+ * summary of what happened and exits 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PMU_DIR		"/sys/bus/event_source/devices"
+#define MAX_FDS		64
+#define MAX_TYPES	16
+
+static uint64_t state;
+
+/* xorshift64*: the same sequence for the same seed, everywhere */
+static uint64_t rnd(void)
+{
+	state ^= state >> 12;
+	state ^= state << 25;
+	state ^= state >> 27;
+	return state * 0x2545f4914f6cdd1dULL;
+}
+
+static unsigned int pick(unsigned int n)
+{
+	return rnd() % n;
+}
+
+static int types[MAX_TYPES], nr_types;
+static int fds[MAX_FDS];
+static unsigned long opened, refused, errs[256], ops[8];
+
+static void add_type(const char *pmu)
+{
+	char path[256], buf[32];
+	int fd, n;
+
+	snprintf(path, sizeof(path), PMU_DIR "/%s/type", pmu);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0 && nr_types < MAX_TYPES) {
+		buf[n] = 0;
+		types[nr_types++] = atoi(buf);
+	}
+}
+
+/* Mostly plausible configs, sometimes any bits at all. */
+static uint64_t rnd_config(void)
+{
+	uint64_t c = pick(256) | (uint64_t)pick(256) << 8;
+
+	if (pick(2))
+		c |= (uint64_t)pick(256) << 24;		/* thresh */
+	if (pick(3) == 0)
+		c |= 1ULL << (16 + pick(8));		/* bits 16..23 */
+	if (pick(8) == 0)
+		c = rnd();
+	return c;
+}
+
+static uint64_t rnd_filter(void)
+{
+	switch (pick(4)) {
+	case 0:
+		return 0;
+	case 1:
+		return (uint64_t)pick(16) << 9 | (uint64_t)pick(32) << 13;
+	case 2:
+		return rnd() & 0x000f000f8003fff8ULL;
+	default:
+		return rnd();
+	}
+}
+
+static void do_open(long ncpu)
+{
+	struct perf_event_attr attr;
+	int slot = pick(MAX_FDS), group = -1, cpu, pid = -1, fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = pick(10) ? (unsigned int)types[pick(nr_types)] : pick(64);
+	attr.config = rnd_config();
+	if (pick(2)) {
+		attr.config1 = rnd_filter();
+		attr.config2 = rnd_filter();
+	}
+	attr.disabled = pick(2);
+	attr.pinned = pick(8) == 0;
+	attr.exclusive = pick(8) == 0;
+	attr.inherit = pick(8) == 0;
+	attr.exclude_user = pick(10) == 0;
+	attr.exclude_kernel = pick(10) == 0;
+	attr.exclude_guest = pick(4) == 0;
+	attr.precise_ip = pick(10) == 0 ? pick(4) : 0;
+	if (pick(6) == 0) {
+		attr.freq = pick(2);
+		attr.sample_period = 1 + pick(1000000);
+	}
+	attr.read_format = pick(16);
+	cpu = pick(8) ? (int)pick(ncpu) : -1 - (int)pick(2);
+	if (pick(10) == 0)
+		pid = 0;
+	if (pick(3) == 0) {
+		int g = fds[pick(MAX_FDS)];
+
+		group = g > 0 ? g : -1;
+	}
+	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, group,
+		     pick(2) ? PERF_FLAG_FD_CLOEXEC : 0);
+	if (fd < 0) {
+		refused++;
+		errs[errno & 0xff]++;
+		return;
+	}
+	opened++;
+	if (fds[slot] > 0)
+		close(fds[slot]);
+	fds[slot] = fd;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const pmus[] = {
+		"uncore_qpi_0", "uncore_qpi_1", "uncore_qpi_2",
+		"uncore_r3qpi_0", "uncore_r3qpi_1", "uncore_r3qpi_2",
+		"uncore_sbox_0", "software",
+	};
+	long calls, ncpu = sysconf(_SC_NPROCESSORS_CONF), i;
+	unsigned int k;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: qpifuzz SEED CALLS\n");
+		return 2;
+	}
+	state = strtoull(argv[1], NULL, 0) * 0x9e3779b97f4a7c15ULL + 1;
+	calls = atol(argv[2]);
+	for (k = 0; k < sizeof(pmus) / sizeof(pmus[0]); k++)
+		add_type(pmus[k]);
+	if (!nr_types) {
+		fprintf(stderr, "qpifuzz: no PMUs to fuzz\n");
+		return 1;
+	}
+
+	for (i = 0; i < calls; i++) {
+		int fd = fds[pick(MAX_FDS)];
+		uint64_t buf[64];
+		unsigned int op = pick(8);
+
+		ops[op]++;
+		switch (op) {
+		case 0: case 1: case 2:
+			do_open(ncpu);
+			break;
+		case 3:
+			if (fd > 0 && read(fd, buf, pick(2) ? sizeof(buf) : pick(40)) < 0)
+				errs[errno & 0xff]++;
+			break;
+		case 4:
+			if (fd > 0)
+				ioctl(fd, pick(2) ? PERF_EVENT_IOC_ENABLE :
+				      PERF_EVENT_IOC_DISABLE,
+				      pick(2) ? PERF_IOC_FLAG_GROUP : 0);
+			break;
+		case 5:
+			if (fd > 0)
+				ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+			break;
+		case 6:
+			if (fd > 0) {
+				uint64_t period = pick(4) ? 1 + pick(100000) : rnd();
+
+				ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
+			}
+			break;
+		default:
+			k = pick(MAX_FDS);
+			if (fds[k] > 0) {
+				close(fds[k]);
+				fds[k] = 0;
+			}
+			break;
+		}
+	}
+	for (k = 0; k < MAX_FDS; k++)
+		if (fds[k] > 0)
+			close(fds[k]);
+
+	printf("# qpifuzz seed=%s calls=%ld pmus=%d opened=%lu refused=%lu\n",
+	       argv[1], calls, nr_types, opened, refused);
+	for (k = 0; k < 256; k++)
+		if (errs[k])
+			printf("#   errno %u (%s): %lu\n", k, strerror(k), errs[k]);
+	return 0;
+}

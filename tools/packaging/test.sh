@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Packaging checks for make check: make install/uninstall into a scratch
+# DESTDIR, and the DKMS round trip (add, build, install for the guest
+# kernel, remove) on this host.  KTAP output.
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo" || exit 1
+kver=${QPI_KVER:-$(tools/vm/kver.sh)}
+kdir=/usr/src/linux-headers-$kver
+[[ -d $kdir ]] || kdir=/lib/modules/$kver/build
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 rc=0
+
+result() # OK NAME
+{
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		rc=1
+	fi
+}
+
+echo "KTAP version 1"
+echo "1..4"
+
+make -s KDIR="$kdir" install DESTDIR="$tmp" > "$tmp/log" 2>&1
+ok=$?
+ko=$tmp/lib/modules/$kver/updates/qpi_uncore.ko
+[[ $ok == 0 && -f $ko && -x $tmp/usr/local/bin/qpistat ]] &&
+	grep -qx 'blacklist intel_uncore' "$tmp/etc/modprobe.d/qpi_uncore.conf" &&
+	[[ $(modinfo -F vermagic "$ko" | cut -d' ' -f1) == "$kver" ]] &&
+	[[ ! -e $tmp/lib/modules/$kver/updates/qpisim.ko ]]
+ok=$?
+[[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log"
+result $ok "make install: module for $kver, qpistat, modprobe.d blacklist, no qpisim"
+
+make -s KDIR="$kdir" uninstall DESTDIR="$tmp" > "$tmp/log" 2>&1 &&
+	[[ ! -e $ko && ! -e $tmp/usr/local/bin/qpistat && ! -e $tmp/etc/modprobe.d/qpi_uncore.conf ]]
+result $? "make uninstall removes them"
+
+if ! command -v dkms > /dev/null || [[ $EUID != 0 ]]; then
+	echo "ok 3 dkms-install # SKIP needs root and dkms"
+	echo "ok 4 dkms-uninstall # SKIP needs root and dkms"
+	exit $rc
+fi
+make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > /dev/null 2>&1
+make -s KDIR="$kdir" KVER="$kver" dkms-install > "$tmp/log" 2>&1
+ok=$?
+dko=$(find "/lib/modules/$kver/updates/dkms" -name 'qpi_uncore.ko*' 2>/dev/null | head -n 1)
+[[ $ok == 0 && -n $dko ]] && dkms status qpi_uncore | grep -q "$kver.*installed"
+ok=$?
+[[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log" | tail -n 20
+result $ok "make dkms-install builds and installs for $kver"
+make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > "$tmp/log" 2>&1
+[[ -z $(find "/lib/modules/$kver/updates/dkms" -name 'qpi_uncore.ko*' 2>/dev/null) ]] &&
+	! dkms status qpi_uncore 2>/dev/null | grep -q .
+result $? "make dkms-uninstall removes it"
+exit $rc
