@@ -10,6 +10,7 @@
 #   make demo                        boot a simulated 2-socket machine and
 #                                    count QPI traffic with perf
 #   make fuzz                        the syscall fuzzer, longer
+#   make check-debug                 the selftests on a KASAN/lockdep kernel
 #   make install | dkms-install      qpi_uncore.ko, qpistat, modprobe.d
 KDIR ?= $(shell tools/vm/kdir.sh)
 # the release the build dir belongs to: /lib/modules/<release>/build or
@@ -43,6 +44,11 @@ check:
 
 demo:
 	tools/demo.sh
+
+# Every selftest on a KASAN/lockdep/kmemleak/KUnit kernel built from
+# linux-source-6.1 (about 30 min the first time, then cached).
+check-debug:
+	tools/debug-kernel/check.sh
 
 # The syscall fuzzer for longer than make check runs it.
 FUZZ_CALLS ?= 200000
@@ -86,5 +92,5 @@ clean:
 	$(MAKE) -C tools/qpistat clean
 	$(MAKE) -C tools/unittest clean
 
-.PHONY: all modules tools unittest checkpatch sparse check demo fuzz clean \
+.PHONY: all modules tools unittest checkpatch sparse check check-debug demo fuzz clean \
 	install uninstall dkms-install dkms-uninstall

@@ -7,14 +7,16 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <asm/cpu_device_id.h>
-#include <asm/intel-family.h>
 #include <asm/msr.h>
 
 #include "qpi_uncore.h"
 
+/* Family 6 models 0x2e (Nehalem-EX) and 0x2f (Westmere-EX), spelled so that
+ * they build on kernels before and after the intel-family.h rework (6.10).
+ */
 static const struct x86_cpu_id qpiu_sbox_cpus[] = {
-	X86_MATCH_INTEL_FAM6_MODEL(NEHALEM_EX, NULL),
-	X86_MATCH_INTEL_FAM6_MODEL(WESTMERE_EX, NULL),
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x2e, NULL),
+	X86_MATCH_VENDOR_FAM_MODEL(INTEL, 6, 0x2f, NULL),
 	{ }
 };
 

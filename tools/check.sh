@@ -93,6 +93,8 @@ stage vm-snbep-hv vm tools/vm/run-vm --platform snbep --hypervisor --no-build \
 	--tests "qpi_uncore_hypervisor.sh"
 stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
 	--tests "qpi_uncore_sbox.sh"
+# the second kernel: bookworm-backports 6.12, every selftest
+stage vm-6.12 vm tools/check-kernel.sh
 
 echo "# ==== summary"
 [[ ${#failed[@]} == 0 ]] || echo "# failing stages: ${failed[*]}"

@@ -68,11 +68,12 @@ copy_elf() {
 copy_elf /usr/bin/perf /usr/bin/perf
 
 mkdir -p "$stage/lib/modules/qpi"
-find "$repo" -maxdepth 1 -name '*.ko' -exec cp {} "$stage/lib/modules/qpi/" \;
+# QPI_KO_DIR: modules built elsewhere, e.g. for a second kernel
+find "${QPI_KO_DIR:-$repo}" -maxdepth 1 -name '*.ko' -exec cp {} "$stage/lib/modules/qpi/" \;
 
 # The stock driver goes to its own dir, not /lib/modules/$kver, so that
 # nothing can auto-load it.  load-order lists dependencies first.
-kmods=/lib/modules/$kver
+kmods=${QPI_KMODS:-/lib/modules/$kver}
 stock=$stage/lib/modules/stock
 mkdir -p "$stock"
 dep=$(grep -E '(^|/)intel[-_]uncore\.ko(\.xz|\.zst|\.gz)?:' "$kmods/modules.dep" || true)
