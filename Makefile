@@ -11,6 +11,7 @@
 #                                    count QPI traffic with perf
 #   make fuzz                        the syscall fuzzer, longer
 #   make check-debug                 the selftests on a KASAN/lockdep kernel
+#   make bench                       cost against intel_uncore
 #   make install | dkms-install      qpi_uncore.ko, qpistat, modprobe.d
 KDIR ?= $(shell tools/vm/kdir.sh)
 # the release the build dir belongs to: /lib/modules/<release>/build or
@@ -29,6 +30,7 @@ modules:
 tools:
 	$(MAKE) -C selftests
 	$(MAKE) -C tools/qpistat
+	$(MAKE) -C tools/bench
 
 unittest:
 	$(MAKE) -C tools/unittest run
@@ -44,6 +46,11 @@ check:
 
 demo:
 	tools/demo.sh
+
+# Config accesses, read latency and CPU cost against intel_uncore; writes
+# Documentation/benchmarks.rst.
+bench: modules tools
+	tools/bench/bench.sh
 
 # Every selftest on a KASAN/lockdep/kmemleak/KUnit kernel built from
 # linux-source-6.1 (about 30 min the first time, then cached).
@@ -90,7 +97,9 @@ clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C selftests clean
 	$(MAKE) -C tools/qpistat clean
+	$(MAKE) -C tools/bench clean
 	$(MAKE) -C tools/unittest clean
 
-.PHONY: all modules tools unittest checkpatch sparse check check-debug demo fuzz clean \
+.PHONY: all modules tools unittest checkpatch sparse check check-debug demo fuzz \
+	bench clean \
 	install uninstall dkms-install dkms-uninstall

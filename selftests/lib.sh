@@ -277,3 +277,38 @@ nr_aliases()
 {
 	ls "$PMUS/$1/events" | grep -cvE '\.(scale|unit)$'
 }
+
+# socket_cpus S: the CPUs of socket S, in order, space separated
+socket_cpus()
+{
+	grep -lx "$1" /sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id |
+		sed 's|.*/cpu\([0-9]*\)/.*|\1|' | sort -n | paste -sd' ' -
+}
+
+# every_box LABEL: clockticks on every port and link (three each) of every
+# socket, each with its own count, read back exactly
+every_box()
+{
+	script=""
+	for s in $(seq 0 $((NR_SOCKETS - 1))); do
+		for b in 0 1 2; do
+			script="$script
+open q$s$b uncore_qpi_$b 0x14 socket=$s
+open r$s$b uncore_r3qpi_$b 0x01 socket=$s
+inject event socket=$s box=qpi$b event=0x14 count=$((7000 * s + 100 * b + 1))
+inject event socket=$s box=r3qpi$b event=0x01 count=$((7000 * s + 100 * b + 2))
+read q$s$b
+read r$s$b"
+		done
+	done
+	qperf <<EOT
+$script
+EOT
+	for s in $(seq 0 $((NR_SOCKETS - 1))); do
+		for b in 0 1 2; do
+			expect_num "$1 socket $s qpi$b" "$(val "q$s$b")" $((7000 * s + 100 * b + 1))
+			expect_num "$1 socket $s r3qpi$b" "$(val "r$s$b")" $((7000 * s + 100 * b + 2))
+		done
+	done
+}
+

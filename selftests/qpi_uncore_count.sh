@@ -12,8 +12,7 @@ expect_ok "load qpisim" qsim snbep
 expect_ok "load qpi_uncore" qpiu_load
 
 readers=$(for s in $(seq 0 $((NR_SOCKETS - 1))); do
-	grep -lx "$s" /sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id |
-		sed 's|.*/cpu\([0-9]*\)/.*|\1|' | sort -n | head -n 1
+	socket_cpus "$s" | cut -d' ' -f1
 done | paste -sd, -)
 
 t_begin "pmus_formats_and_cpumask"
@@ -69,32 +68,7 @@ t_begin "every_box_every_socket_ivbep"
 qpiu_unload
 expect_ok "load qpisim" qsim ivbep qpi_ports=3 r3qpi_links=3
 expect_ok "load qpi_uncore" qpiu_load
-script=""
-for s in $(seq 0 $((NR_SOCKETS - 1))); do
-	for b in 0 1 2; do
-		script="$script
-open q$s$b uncore_qpi_$b 0x14 socket=$s
-open r$s$b uncore_r3qpi_$b 0x01 socket=$s
-inject event socket=$s box=qpi$b event=0x14 count=$((100000 * s + 1000 * b + 7))
-inject event socket=$s box=r3qpi$b event=0x01 count=$((100000 * s + 1000 * b + 9))"
-	done
-done
-for s in $(seq 0 $((NR_SOCKETS - 1))); do
-	for b in 0 1 2; do
-		script="$script
-read q$s$b
-read r$s$b"
-	done
-done
-qperf <<EOT
-$script
-EOT
-for s in $(seq 0 $((NR_SOCKETS - 1))); do
-	for b in 0 1 2; do
-		expect_num "socket $s qpi$b" "$(val "q$s$b")" $((100000 * s + 1000 * b + 7))
-		expect_num "socket $s r3qpi$b" "$(val "r$s$b")" $((100000 * s + 1000 * b + 9))
-	done
-done
+every_box ivbep
 t_end
 
 t_begin "r3qpi_link2_and_qpi_port2_pmus"

@@ -47,8 +47,7 @@ expect_num "re-added function counts" "$(val e)" 9
 t_end
 
 t_begin "reader_hotplug_loop_loses_nothing"
-s1=$(grep -lx 1 /sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id |
-	sed 's|.*/cpu\([0-9]*\)/.*|\1|' | sort -n | head -n 1)
+s1=$(socket_cpus 1 | cut -d' ' -f1)
 mask0=$(cpulist "$(cat "$PMUS/uncore_r3qpi_1/cpumask")")
 script="open e uncore_r3qpi_1 0x01 socket=1"
 for i in $(seq 1 10); do

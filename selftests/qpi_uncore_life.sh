@@ -13,8 +13,7 @@ expect_ok "load qpisim" qsim snbep
 expect_ok "load qpi_uncore" qpiu_load
 
 # The CPUs of socket 1, in order.
-s1=$(grep -lx 1 /sys/devices/system/cpu/cpu[0-9]*/topology/physical_package_id |
-	sed 's|.*/cpu\([0-9]*\)/.*|\1|' | sort -n | paste -sd' ' -)
+s1=$(socket_cpus 1)
 set -- $s1
 first=$1 second=${2:-}
 c0=$(cpulist "$(cat "$PMUS/uncore_qpi_0/cpumask")" | cut -d, -f1)

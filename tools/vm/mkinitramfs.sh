@@ -57,7 +57,9 @@ copy_elf() {
 		ldd "$src" | grep 'not found' >&2
 		exit 1
 	fi
-	ldd "$src" 2>/dev/null | sed -nE 's#^\s*(\S+ => )?(/\S+) \(0x[0-9a-f]+\)$#\2#p' |
+	# a static binary has no libraries (and ldd fails on it)
+	{ ldd "$src" 2>/dev/null || true; } |
+		sed -nE 's#^\s*(\S+ => )?(/\S+) \(0x[0-9a-f]+\)$#\2#p' |
 	while read -r lib; do
 		[[ -e $stage/$lib ]] && continue
 		mkdir -p "$(dirname "$stage/$lib")"
