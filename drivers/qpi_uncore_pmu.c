@@ -96,12 +96,6 @@ static void qpiu_event_stop_locked(struct qpiu_box *box,
 	}
 }
 
-/*
- * Give @event a counter.  Events already counting keep theirs when possible;
- * when the new event's restrictions need a counter that is taken, the others
- * are moved (stopped, their counts folded, and restarted), which happens
- * inside pmu_disable(), with the box frozen.
- */
 static bool qpiu_event_filtered(const struct qpiu_box *box,
 				const struct perf_event *event)
 {
@@ -115,6 +109,12 @@ static bool qpiu_same_filter(const struct qpiu_box *box,
 	       box->filter[1] == event->attr.config2;
 }
 
+/*
+ * Give @event a counter.  Events already counting keep theirs when possible;
+ * when the new event's restrictions need a counter that is taken, the others
+ * are moved (stopped, their counts folded, and restarted), which happens
+ * inside pmu_disable(), with the box frozen.
+ */
 static int qpiu_box_place(struct qpiu_box *box, struct perf_event *event)
 {
 	const struct qpiu_box_desc *desc = box->pmu->desc;
