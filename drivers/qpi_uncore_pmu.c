@@ -434,17 +434,19 @@ static int qpiu_event_init(struct perf_event *event)
 	if (ret)
 		return ret;
 
+	/*
+	 * No driver mutex here: perf may hold context mutexes around
+	 * event_init, and qpiu_mutex is held around perf_pmu_register().
+	 * Boxes are freed after an RCU grace period.
+	 */
 	socket = qpiu_cpu_socket(event->cpu);
-	mutex_lock(&qpiu_mutex);
+	rcu_read_lock();
 	box = socket < QPIU_MAX_SOCKETS ?
-	      rcu_dereference_protected(qpmu->boxes[socket],
-					lockdep_is_held(&qpiu_mutex)) : NULL;
-	if (box && !box->dead)
-		kref_get(&box->ref);
-	else
+	      rcu_dereference(qpmu->boxes[socket]) : NULL;
+	if (box && (READ_ONCE(box->dead) || !kref_get_unless_zero(&box->ref)))
 		box = NULL;
-	has_mm = box && (box->mm || box->msr);
-	mutex_unlock(&qpiu_mutex);
+	has_mm = box && (READ_ONCE(box->mm) || box->msr);
+	rcu_read_unlock();
 	if (!box)
 		return qpiu_reject(qpmu, -ENODEV,
 				   "socket %u: the box is gone (removed or failed)",
@@ -568,12 +570,9 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
 	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
-	ssize_t ret;
 
-	mutex_lock(&qpiu_mutex);
-	ret = cpumap_print_to_pagebuf(true, buf, &qpmu->cpumask);
-	mutex_unlock(&qpiu_mutex);
-	return ret;
+	/* A snapshot; no driver lock, see qpiu_event_init(). */
+	return cpumap_print_to_pagebuf(true, buf, &qpmu->cpumask);
 }
 static DEVICE_ATTR_RO(cpumask);
 
@@ -587,11 +586,10 @@ static ssize_t link_speed_show(struct device *dev,
 	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
 	unsigned int s, len = 0;
 
-	mutex_lock(&qpiu_mutex);
+	rcu_read_lock();
 	for (s = 0; s < QPIU_MAX_SOCKETS; s++) {
-		struct qpiu_box *box;
+		struct qpiu_box *box = rcu_dereference(qpmu->boxes[s]);
 
-		box = rcu_dereference_protected(qpmu->boxes[s], true);
 		if (!box)
 			continue;
 		if (box->rate_code < 2)
@@ -601,7 +599,7 @@ static ssize_t link_speed_show(struct device *dev,
 					     (56 + 8 * (box->rate_code - 2)) / 10,
 					     (56 + 8 * (box->rate_code - 2)) % 10);
 	}
-	mutex_unlock(&qpiu_mutex);
+	rcu_read_unlock();
 	return len;
 }
 static DEVICE_ATTR_RO(link_speed);
