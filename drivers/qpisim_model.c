@@ -629,10 +629,3 @@ struct qsim_fn *qsim_find_fn(struct qsim *sim, u8 bus, u8 devfn)
 	}
 	return NULL;
 }
-
-const char *qsim_box_name(const struct qsim_box *box, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%u", box->type == QSIM_BOX_QPI ? "qpi" : "r3qpi",
-		 box->idx);
-	return buf;
-}

@@ -191,7 +191,6 @@ u64 qsim_eval(u32 ctl, const struct qsim_seg *segs, unsigned int nsegs,
 bool qsim_mm_match(const struct qsim_box *box, u32 pkt0, u32 pkt1);
 
 int qsim_exec(struct qsim *sim, char *line, char *err, size_t errlen);
-const char *qsim_box_name(const struct qsim_box *box, char *buf, size_t len);
 void qsim_log_clear(struct qsim *sim);
 
 #endif /* _QPISIM_MODEL_H */
