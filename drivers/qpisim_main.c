@@ -172,12 +172,21 @@ static void qpisim_remove_buses(struct qpisim *qs)
 	int s;
 
 	for (s = QSIM_MAX_SOCKETS - 1; s >= 0; s--) {
+		struct pci_host_bridge *bridge;
+
 		if (!qs->bus[s])
 			continue;
+		bridge = to_pci_host_bridge(qs->bus[s]->bridge);
 		pci_lock_rescan_remove();
 		pci_stop_root_bus(qs->bus[s]);
 		pci_remove_root_bus(qs->bus[s]);
 		pci_unlock_rescan_remove();
+		/*
+		 * pci_remove_root_bus() only deletes the host bridge device;
+		 * the reference pci_create_root_bus() gave us frees it, its
+		 * windows and its bus (kmemleak found them otherwise).
+		 */
+		put_device(&bridge->dev);
 		qs->bus[s] = NULL;
 	}
 }

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # On a kmemleak kernel (make check-debug): after every other test has loaded,
-# used and unloaded the modules, no leak may point into qpi_uncore or
-# qpisim.  Skipped on kernels without kmemleak.  Runs last.
+# used and unloaded the modules, kmemleak must find nothing.  Skipped on
+# kernels without kmemleak.  Runs last.
 . "$(dirname "$0")/lib.sh"
 
 ktap_plan 1
@@ -21,9 +21,12 @@ sleep 6
 echo scan > "$K"
 leaks=$(cat "$K")
 n=$(echo "$leaks" | grep -c 'unreferenced object')
-echo "# kmemleak: $n unreferenced objects in all"
-ours=$(echo "$leaks" | grep -E 'qpi|qsim|qpiu' | head -n 20)
-[ -z "$ours" ] || fail "leaks in our code: $ours"
+echo "# kmemleak: $n unreferenced objects in all; their most common frames:"
+echo "$leaks" | grep -E '^ +\[<' | sed 's/.*\] //' | sort | uniq -c | sort -rn |
+	head -n 12 | sed 's/^/#   /'
+# The kernel boots with none; a leak after our tests is ours until shown
+# otherwise (frames of unloaded modules print as bare addresses).
+expect_num "unreferenced objects" "$n" 0
 t_end
 
 ktap_finish
