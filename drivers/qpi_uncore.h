@@ -87,9 +87,12 @@ struct qpiu_box {
 	bool dead;			/* removed, or not answering as hardware */
 	u32 box_ctl;			/* shadow: BOX_CTL reads as zero */
 	unsigned int n_active;
+	unsigned int n_sampling;	/* of @n_active, sampling events */
 	struct perf_event *events[UNC_MAX_CTRS];
 	struct hrtimer hrtimer;
 	u64 fold_ns;
+	u64 fold_next;			/* ktime of the next fold of counts */
+	bool warned_status;		/* BOX_STATUS disagreed once */
 };
 
 /* One PMU: box @idx of one kind, on every socket that has it. */
@@ -120,6 +123,16 @@ void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl);
 int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val);
 void qpiu_box_fault(struct qpiu_box *box, int err, const char *what);
 void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask);
+void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
+			       u64 val);
+void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val);
+u32 qpiu_box_read_status(struct qpiu_box *box);
+void qpiu_box_clear_status(struct qpiu_box *box, u32 bits);
+
+/* qpi_uncore_sample.c: handing perf a sample */
+extern const char *const qpiu_sample_route;
+unsigned int qpiu_sample_emit(struct perf_event *event, u64 count, u64 period,
+			      u64 n);
 
 /* qpi_uncore_pmu.c: perf side */
 struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,

@@ -24,19 +24,27 @@ void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val)
 }
 
 /*
- * Reset controls and counters, and make the box honour freeze.  BOX_CTL is
- * write-only, so the shadow is the only record of frz and frz_en.
+ * Reset controls and counters.  BOX_CTL is write-only, so the shadow is the
+ * only record of frz and frz_en.
+ *
+ * frz_en stays clear except while we freeze the box ourselves: an ov_en
+ * overflow makes the UBox assert its global freeze (329468, 2.1.1.1), which
+ * only boxes with frz_en obey and only the UBox global control MSR lifts.
+ * Our counting events must not stop because a sampling one overflowed.
  */
 void qpiu_box_init_hw(struct qpiu_box *box)
 {
-	box->box_ctl = UNC_BOX_CTL_FRZ_EN;
+	box->box_ctl = 0;
 	if (box->msr) {
 		if (qpiu_sbox_init(&box->sbox))
 			qpiu_box_fault(box, -EIO, "MSR write faulted");
 		return;
 	}
 	qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL |
-		    UNC_BOX_CTL_RST_CTRS | box->box_ctl);
+		    UNC_BOX_CTL_RST_CTRS);
+	/* Overflows a previous user left behind are not ours to report. */
+	if (box->pmu->desc->has_ov_en)
+		qpiu_box_clear_status(box, BIT(box->pmu->desc->nr_ctrs) - 1);
 }
 
 /* An S-Box access that faulted: the box is not what we think it is. */
@@ -48,8 +56,8 @@ static void qpiu_msr_result(struct qpiu_box *box, int err)
 
 void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
 {
-	u32 val = freeze ? box->box_ctl | UNC_BOX_CTL_FRZ :
-			   box->box_ctl & ~UNC_BOX_CTL_FRZ;
+	u32 frz = UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN;
+	u32 val = freeze ? box->box_ctl | frz : box->box_ctl & ~frz;
 
 	if (val == box->box_ctl)
 		return;
@@ -74,6 +82,42 @@ void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl)
 		return;
 	}
 	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl | UNC_CTL_EN | UNC_CTL_RST);
+}
+
+/*
+ * Sampling: start counter @idx from @val instead of zero.  The counter is
+ * disabled (or the box frozen) while its two dwords are written, so no carry
+ * falls between them.
+ */
+void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
+			       u64 val)
+{
+	qpiu_box_write_counter(box, idx, val);
+	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl | UNC_CTL_EN);
+}
+
+void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val)
+{
+	qpiu_box_wr(box, UNC_PCI_PMON_CTR(idx), (u32)val);
+	qpiu_box_wr(box, UNC_PCI_PMON_CTR(idx) + 4, val >> 32);
+}
+
+/* BOX_STATUS: one overflow bit per ov_en counter; 0 when unreadable. */
+u32 qpiu_box_read_status(struct qpiu_box *box)
+{
+	u32 val;
+
+	if (qpiu_box_rd(box, UNC_PCI_PMON_BOX_STATUS, &val))
+		return 0;
+	return val & (BIT(box->pmu->desc->nr_ctrs) - 1);
+}
+
+/* Write 1 to clear; bits of counters the box lacks are reserved. */
+void qpiu_box_clear_status(struct qpiu_box *box, u32 bits)
+{
+	bits &= BIT(box->pmu->desc->nr_ctrs) - 1;
+	if (bits)
+		qpiu_box_wr(box, UNC_PCI_PMON_BOX_STATUS, bits);
 }
 
 void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl)

@@ -61,22 +61,32 @@ static const struct qpiu_constraint hswep_r3qpi_constraints[] = {
 	.max_inc = QPI_MAX_INC, .max_mhz = QPI_MAX_MHZ,			\
 }
 
-#define R3QPI_BOX(_width, _constraints) {				\
+#define R3QPI_BOX(_width, _constraints, _ov) {				\
 	.name = "r3qpi", .kind = QPIU_BOX_R3QPI,			\
 	.nr_ctrs = UNC_R3QPI_NUM_CTRS, .width = (_width),		\
 	.cfg_valid = R3QPI_CFG, .max_inc = R3_MAX_INC,			\
 	.max_mhz = R3_MAX_MHZ, .constraints = (_constraints),		\
+	.has_ov_en = (_ov),						\
 }
 
+/*
+ * ov_en: Table 2-192 of 329468 documents it for the IVB-EP R3QPI counters.
+ * Table 2-86 of 327043 makes bit 20 reserved on SNB-EP QPI; for the other
+ * boxes we have no text, so their overflows are found from the counter
+ * alone.  On HSX and BDX the overflow message would also freeze every box
+ * that honours the UBox freeze, and where that is undone (the UBox global
+ * control MSR) is not in our sources.
+ */
 const struct qpiu_box_desc qpiu_box_descs[QPIU_NR_PLATFORMS][QPIU_NR_BOX_KINDS] = {
 	[QPIU_SNBEP] = { QPI_BOX, R3QPI_BOX(UNC_R3QPI_CTR_WIDTH,
-					     snbep_r3qpi_constraints) },
+					     snbep_r3qpi_constraints, false) },
 	[QPIU_IVBEP] = { QPI_BOX, R3QPI_BOX(UNC_R3QPI_CTR_WIDTH,
-					     snbep_r3qpi_constraints) },
+					     snbep_r3qpi_constraints, true) },
 	[QPIU_HSWEP] = { QPI_BOX, R3QPI_BOX(UNC_R3QPI_CTR_WIDTH,
-					     hswep_r3qpi_constraints) },
+					     hswep_r3qpi_constraints, false) },
 	/* Broadwell-EP widened the R3QPI counters to 48 bits. */
-	[QPIU_BDX] = { QPI_BOX, R3QPI_BOX(48, hswep_r3qpi_constraints) },
+	[QPIU_BDX] = { QPI_BOX, R3QPI_BOX(48, hswep_r3qpi_constraints,
+					   false) },
 };
 
 /*

@@ -55,6 +55,11 @@ struct qpiu_box_desc {
 	 */
 	u16 max_inc;
 	u16 max_mhz;
+	/*
+	 * The counter controls have ov_en (bit 20) and BOX_STATUS records
+	 * overflows, as the guide we have for this box documents.
+	 */
+	bool has_ov_en;
 	const struct qpiu_constraint *constraints;	/* ends with mask 0 */
 };
 

@@ -5,7 +5,7 @@
 # rate limited, and the PMU keeps working afterwards.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 5
+ktap_plan 6
 
 qpiu_unload
 expect_ok "load qpisim" qsim snbep
@@ -46,7 +46,13 @@ t_end
 t_begin "event_kinds_refused"
 sleep 5.2
 dmesg_mark
-check_case sampling $EOPNOTSUPP "this kernel does not let a module deliver samples" uncore_qpi_0 0x14 socket=0 period=1000
+check_case callchain $EINVAL "sample_type bit 5 (PERF_SAMPLE_CALLCHAIN): an uncore counter has no such data" uncore_qpi_0 0x14 socket=0 period=1000 stype=0x27
+check_case raw $EINVAL "sample_type bit 10 (PERF_SAMPLE_RAW)" uncore_qpi_0 0x14 socket=0 period=1000 stype=0x407
+check_case data_src $EINVAL "sample_type bit 15 (PERF_SAMPLE_DATA_SRC)" uncore_r3qpi_0 0x01 socket=0 period=1000 stype=0x8000
+check_case freq $EINVAL "sample_freq=100: frequency mode" uncore_qpi_0 0x14 socket=0 freq=100
+check_case precise $EINVAL "precise_ip=1: uncore counters have no precise sampling" uncore_qpi_0 0x14 socket=0 period=1000 precise
+check_case qpi_2p48 $EINVAL "sample_period=281474976710656: at most 281474976710655 (2^48-1" uncore_qpi_0 0x14 socket=0 period=0x1000000000000
+check_case r3_2p44 $EINVAL "sample_period=17592186044416: at most 17592186044415 (2^44-1" uncore_r3qpi_0 0x01 socket=0 period=0x100000000000
 check_case pertask $EINVAL "not per task" uncore_qpi_0 0x14 task
 check_case notreader $EINVAL "cpu=$other: not in cpumask" uncore_qpi_0 0x14 cpu=$other
 check_case exclude $EINVAL "cannot exclude" uncore_qpi_0 0x14 socket=0 exclude=user
@@ -57,6 +63,20 @@ expect_num "config writes" "$(wc -l < "$DBG/log")" 0
 for f in "$DBG"/socket*/*/rsvd_writes "$DBG"/socket*/*/undef_writes; do
 	expect_num "$f" "$(cat "$f")" 0
 done
+t_end
+
+t_begin "ioc_period_checked"
+sleep 5.2
+dmesg_mark
+qperf <<EOT
+open s uncore_r3qpi_1 0x01 socket=1 period=1000
+period s 0xfffffffffff
+period s 0x100000000000
+EOT
+expect_eq "open" "$(opened s)" yes
+echo "$QOUT" | grep -qx "s period ok" || fail "2^44-1 refused"
+expect_eq "2^44 refused" "$(err s)" $EINVAL
+expect_dmesg "message" "period 17592186044416: at most 17592186044415"
 t_end
 
 t_begin "messages_rate_limited"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qpifuzz: random perf_event_open, ioctl, read and close calls on the uncore
- * PMUs (and a few others, for groups), reproducible from a seed.
+ * PMUs (and a few others, for groups), sampling events with ring buffers,
+ * and qpisim traffic to make them overflow, reproducible from a seed.
  *
  *   qpifuzz SEED CALLS
  *
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -42,7 +44,19 @@ static unsigned int pick(unsigned int n)
 
 static int types[MAX_TYPES], nr_types;
 static int fds[MAX_FDS];
-static unsigned long opened, refused, errs[256], ops[8];
+static void *maps[MAX_FDS];
+
+/* close a slot; its ring buffer keeps the event alive until unmapped */
+static void slot_close(int k)
+{
+	if (maps[k])
+		munmap(maps[k], 3 * 4096);
+	maps[k] = NULL;
+	if (fds[k] > 0)
+		close(fds[k]);
+	fds[k] = 0;
+}
+static unsigned long opened, refused, mapped, errs[256], ops[9];
 
 static void add_type(const char *pmu)
 {
@@ -89,6 +103,28 @@ static uint64_t rnd_filter(void)
 	}
 }
 
+/* Periods of every size around the counter widths, sample types, freq. */
+static void rnd_sampling(struct perf_event_attr *attr)
+{
+	static const unsigned int widths[] = { 1, 10, 20, 32, 44, 48, 63 };
+	unsigned int w = widths[pick(sizeof(widths) / sizeof(widths[0]))];
+	uint64_t top = w == 63 ? ~0ULL >> 1 : (1ULL << w);
+
+	attr->sample_period = top - pick(3);
+	if (pick(4) == 0)
+		attr->sample_period = 1 + pick(1000);
+	attr->freq = pick(6) == 0;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			    PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	if (pick(2))
+		attr->sample_type |= PERF_SAMPLE_PERIOD;
+	if (pick(3) == 0)
+		attr->sample_type |= PERF_SAMPLE_READ;
+	if (pick(8) == 0)
+		attr->sample_type |= 1ULL << pick(26);
+	attr->wakeup_events = pick(4);
+}
+
 static void do_open(long ncpu)
 {
 	struct perf_event_attr attr;
@@ -110,10 +146,8 @@ static void do_open(long ncpu)
 	attr.exclude_kernel = pick(10) == 0;
 	attr.exclude_guest = pick(4) == 0;
 	attr.precise_ip = pick(10) == 0 ? pick(4) : 0;
-	if (pick(6) == 0) {
-		attr.freq = pick(2);
-		attr.sample_period = 1 + pick(1000000);
-	}
+	if (pick(3) == 0)
+		rnd_sampling(&attr);
 	attr.read_format = pick(16);
 	cpu = pick(8) ? (int)pick(ncpu) : -1 - (int)pick(2);
 	if (pick(10) == 0)
@@ -131,9 +165,37 @@ static void do_open(long ncpu)
 		return;
 	}
 	opened++;
-	if (fds[slot] > 0)
-		close(fds[slot]);
+	slot_close(slot);
 	fds[slot] = fd;
+	/* a ring buffer, so that samples are really written */
+	if (attr.sample_period && pick(2)) {
+		void *rb = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE,
+				MAP_SHARED, fd, 0);
+
+		if (rb != MAP_FAILED) {
+			maps[slot] = rb;
+			mapped++;
+		}
+	}
+}
+
+/* Traffic, so that sampling events overflow. */
+static void do_inject(void)
+{
+	static const char *const boxes[] = { "qpi0", "qpi1", "r3qpi0", "r3qpi1" };
+	char cmd[160];
+	int fd, n;
+
+	n = snprintf(cmd, sizeof(cmd),
+		     "event socket=%u box=%s event=%u count=%llu\n", pick(2),
+		     boxes[pick(4)], pick(2) ? 0x14 : 0x01,
+		     (unsigned long long)(pick(2) ? pick(100000) : pick(1U << 30)));
+	fd = open("/sys/kernel/debug/qpisim/inject", O_WRONLY);
+	if (fd < 0)
+		return;
+	if (write(fd, cmd, n) < 0)
+		errs[errno & 0xff]++;
+	close(fd);
 }
 
 int main(int argc, char **argv)
@@ -162,7 +224,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < calls; i++) {
 		int fd = fds[pick(MAX_FDS)];
 		uint64_t buf[64];
-		unsigned int op = pick(8);
+		unsigned int op = pick(9);
 
 		ops[op]++;
 		switch (op) {
@@ -190,21 +252,19 @@ int main(int argc, char **argv)
 				ioctl(fd, PERF_EVENT_IOC_PERIOD, &period);
 			}
 			break;
+		case 7:
+			do_inject();
+			break;
 		default:
-			k = pick(MAX_FDS);
-			if (fds[k] > 0) {
-				close(fds[k]);
-				fds[k] = 0;
-			}
+			slot_close(pick(MAX_FDS));
 			break;
 		}
 	}
 	for (k = 0; k < MAX_FDS; k++)
-		if (fds[k] > 0)
-			close(fds[k]);
+		slot_close(k);
 
-	printf("# qpifuzz seed=%s calls=%ld pmus=%d opened=%lu refused=%lu\n",
-	       argv[1], calls, nr_types, opened, refused);
+	printf("# qpifuzz seed=%s calls=%ld pmus=%d opened=%lu refused=%lu mapped=%lu\n",
+	       argv[1], calls, nr_types, opened, refused, mapped);
 	for (k = 0; k < 256; k++)
 		if (errs[k])
 			printf("#   errno %u (%s): %lu\n", k, strerror(k), errs[k]);

@@ -5,12 +5,13 @@
  * process, with no timing involved.  Commands, one per line on stdin:
  *
  *   open NAME PMU CONFIG [socket=S|cpu=C] [config1=X] [config2=X]
- *        [group=LEADER] [period=N] [task] [exclude=user|kernel] [disabled]
- *        [pinned] [precise]
+ *        [group=LEADER] [period=N] [freq=HZ] [stype=SAMPLE_TYPE] [task]
+ *        [exclude=user|kernel] [disabled] [pinned] [precise]
  *                      prints "NAME ok" or "NAME error=ERRNO (text)"
  *   read NAME          prints "NAME value=V enabled=E running=R"
  *   gread NAME         group read of a leader: "NAME[i] value=V" per member
  *   enable NAME | disable NAME | close NAME
+ *   period NAME N      PERF_EVENT_IOC_PERIOD
  *   inject TEXT        writes TEXT to /sys/kernel/debug/qpisim/inject, with
  *                      each ';' as a line break: one write, one batch
  *   sh CMD             runs CMD with system()
@@ -133,6 +134,11 @@ static void cmd_open(char *args)
 			attr.config2 = strtoull(opt + 8, NULL, 0);
 		else if (!strncmp(opt, "period=", 7))
 			attr.sample_period = strtoull(opt + 7, NULL, 0);
+		else if (!strncmp(opt, "freq=", 5)) {
+			attr.freq = 1;
+			attr.sample_freq = strtoull(opt + 5, NULL, 0);
+		} else if (!strncmp(opt, "stype=", 6))
+			attr.sample_type = strtoull(opt + 6, NULL, 0);
 		else if (!strcmp(opt, "task"))
 			pid = 0;
 		else if (!strcmp(opt, "exclude=user"))
@@ -253,6 +259,16 @@ int main(void)
 				       PERF_EVENT_IOC_DISABLE, 0))
 				printf("%s error=%d (%s)\n", rest, errno,
 				       strerror(errno));
+		} else if (!strcmp(cmd, "period")) {
+			char *name = strtok(rest, " "), *v = strtok(NULL, " ");
+			struct ev *e = name && v ? find(name) : NULL;
+			uint64_t n = v ? strtoull(v, NULL, 0) : 0;
+
+			if (e && ioctl(e->fd, PERF_EVENT_IOC_PERIOD, &n))
+				printf("%s error=%d (%s)\n", name, errno,
+				       strerror(errno));
+			else if (e)
+				printf("%s period ok\n", name);
 		} else if (!strcmp(cmd, "close")) {
 			struct ev *e = find(rest);
 

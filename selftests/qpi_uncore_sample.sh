@@ -1,0 +1,246 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# qpi_uncore overflow sampling with the real perf tool: perf record -a on
+# QPI and R3QPI events, exact sample counts, CPUs and periods against what
+# qpisim injects; periods past 2^32 and up to the counter width; counting
+# beside sampling; group samples read at one frozen instant; frequency mode;
+# tiny periods throttled; the hardware overflow path (preload, ov_en,
+# BOX_STATUS, the UBox); CPU offline and removal while sampling.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 13
+
+P=/tmp/qpis
+mkdir -p $P
+
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM"
+expect_ok "load qpi_uncore" qpiu_load
+
+# reader S PMU: the CPU that reads socket S for PMU
+reader()
+{
+	for c in $(cpulist "$(cat "$PMUS/$2/cpumask")" | tr , ' '); do
+		if [ "$(cat /sys/devices/system/cpu/cpu$c/topology/physical_package_id)" = "$1" ]; then
+			echo "$c"
+			return
+		fi
+	done
+}
+
+# rec FILE PERF-RECORD-ARGS... -- CMD: perf record -a, quietly
+rec()
+{
+	f=$1
+	shift
+	perf record -q -a -o "$f" "$@" > $P/rec.out 2>&1 ||
+		fail "perf record $*: $(tail -n 3 $P/rec.out)"
+}
+
+# cpu_periods FILE: one "cpu period" line per sample
+cpu_periods()
+{
+	perf script -i "$1" -F cpu,period 2> /dev/null |
+		awk '{ gsub(/[][]/, "", $1); print $1 + 0, $2 }'
+}
+
+nsamples() { perf script -i "$1" -F cpu 2> /dev/null | grep -c .; }
+sum2() { awk '{ s += $2 } END { print s + 0 }'; }
+
+inj() { echo "$*" > "$DBG/inject"; }
+
+r0=$(reader 0 uncore_qpi_0)
+r1=$(reader 1 uncore_qpi_0)
+
+t_begin "qpi_ten_samples_from_socket_0_reader"
+rec $P/a.data -e uncore_qpi_0/rxl_flits_g0.data/ -c 1000000 -P -- \
+	sh -c "echo 'event socket=0 box=qpi0 event=0x01 umask=0x02 count=10000000' > $DBG/inject;
+	       echo 'event socket=1 box=qpi0 event=0x01 umask=0x02 count=999999' > $DBG/inject;
+	       sleep 0.1"
+cpu_periods $P/a.data > $P/a.txt
+expect_num "samples" "$(grep -c . $P/a.txt)" 10
+expect_num "samples on socket 0's reader (CPU $r0)" "$(awk -v c="$r0" '$1 == c' $P/a.txt | grep -c .)" 10
+expect_num "sum of periods" "$(sum2 < $P/a.txt)" 10000000
+expect_num "each period" "$(awk '$2 != 1000000' $P/a.txt | grep -c .)" 0
+n=$(perf script -i $P/a.data -F time,cpu,period 2> /dev/null |
+	grep -cE '^ *\[0*'"$r0"'\] +[0-9]+\.[0-9]+: +1000000 *$')
+expect_num "perf script lines with time, CPU and period" "$n" 10
+t_end
+
+t_begin "samples_without_period_in_sample_type"
+rec $P/b.data -e uncore_qpi_1/rxl_flits_g0.data/ -c 1000000 -- \
+	sh -c "echo 'event socket=1 box=qpi1 event=0x01 umask=0x02 count=7500000' > $DBG/inject; sleep 0.1"
+expect_num "samples" "$(nsamples $P/b.data)" 7
+expect_num "on socket 1's reader (CPU $r1)" \
+	"$(perf script -i $P/b.data -F cpu 2> /dev/null | tr -d '[] ' | awk -v c="$r1" '$1 + 0 == c' | grep -c .)" 7
+t_end
+
+t_begin "r3qpi_periods_above_2_32"
+rr1=$(reader 1 uncore_r3qpi_0)
+# 44-bit counter; 3 periods of 2^32 + 5, injected in two batches
+rec $P/c.data -e uncore_r3qpi_0/clockticks/ -c 4294967301 -P -- \
+	sh -c "echo 'event socket=1 box=r3qpi0 event=0x01 count=6442450951' > $DBG/inject; sleep 0.05;
+	       echo 'event socket=1 box=r3qpi0 event=0x01 count=6442450952' > $DBG/inject; sleep 0.1"
+cpu_periods $P/c.data > $P/c.txt
+expect_num "samples" "$(grep -c . $P/c.txt)" 3
+expect_num "on socket 1's reader (CPU $rr1)" "$(awk -v c="$rr1" '$1 == c' $P/c.txt | grep -c .)" 3
+expect_num "sum of periods" "$(sum2 < $P/c.txt)" 12884901903
+t_end
+
+t_begin "periods_at_the_counter_width"
+# QPI: 2^48 - 1; R3QPI: 2^44 - 1.  The model moves a counter by any amount
+# in one batch, hardware by at most 6 bits a cycle: stay below one wrap
+# between two looks of the driver.
+half=$(( (1 << 47) - 1 ))
+rec $P/d.data -e uncore_qpi_0/clockticks/ -c $(( (1 << 48) - 1 )) -P -- \
+	sh -c "for i in 1 2 3 4; do echo 'event socket=0 box=qpi0 event=0x14 count=$half' > $DBG/inject; sleep 0.05; done"
+cpu_periods $P/d.data > $P/d.txt
+expect_num "QPI samples" "$(grep -c . $P/d.txt)" 1
+expect_num "QPI period" "$(sum2 < $P/d.txt)" $(( (1 << 48) - 1 ))
+r3half=$(( (1 << 43) - 1 ))
+rec $P/e.data -e uncore_r3qpi_1/clockticks/ -c $(( (1 << 44) - 1 )) -P -- \
+	sh -c "for i in 1 2 3 4 5; do echo 'event socket=0 box=r3qpi1 event=0x01 count=$r3half' > $DBG/inject; sleep 0.05; done"
+cpu_periods $P/e.data > $P/e.txt
+expect_num "R3QPI samples" "$(grep -c . $P/e.txt)" 2
+expect_num "R3QPI periods" "$(sum2 < $P/e.txt)" $(( 2 * ((1 << 44) - 1) ))
+t_end
+
+t_begin "counting_beside_sampling_is_exact"
+perf stat -a -x, -o $P/stat.txt -e uncore_qpi_0/event=0x01,umask=0x02/ \
+	-e uncore_qpi_0/clockticks/ -- \
+	perf record -q -a -o $P/f.data -e uncore_qpi_0/rxl_flits_g0.data/ -c 1000000 -- \
+	sh -c "echo 'event socket=0 box=qpi0 event=0x01 umask=0x02 count=4000000 cycles=9000000' > $DBG/inject;
+	       sleep 0.05;
+	       echo 'event socket=1 box=qpi0 event=0x01 umask=0x02 count=2000000 cycles=5000000' > $DBG/inject;
+	       sleep 0.1" > $P/stat.out 2>&1 || fail "perf stat: $(tail -n 3 $P/stat.out)"
+expect_num "counted data flits" "$(grep 'umask=0x02' $P/stat.txt | cut -d, -f1)" 6000000
+expect_num "counted clockticks" "$(grep clockticks $P/stat.txt | cut -d, -f1)" 14000000
+expect_num "samples" "$(nsamples $P/f.data)" 6
+t_end
+
+t_begin "group_samples_read_at_one_instant"
+rec $P/g.data -e '{uncore_qpi_0/rxl_flits_g0.data/,uncore_qpi_0/clockticks/}:S' -c 1000000 -- \
+	sh -c "echo 'event socket=0 box=qpi0 event=0x01 umask=0x02 count=3000000 cycles=8000000' > $DBG/inject; sleep 0.1"
+perf report -D -i $P/g.data 2> /dev/null |
+	awk '/PERF_RECORD_SAMPLE/ { s++ } /\.\.\.\.\. id .*, value/ { v = $NF; sub(/^0*/, "", v);
+		printf "%d %s\n", s, v }' > $P/g.txt
+expect_num "samples" "$(awk '{ print $1 }' $P/g.txt | sort -u | grep -c .)" 3
+# every sample: data flits 3000000 (0x2dc6c0), clockticks 8000000 (0x7a1200)
+expect_num "values per sample" "$(grep -c . $P/g.txt)" 6
+expect_num "leader values" "$(grep -c ' 2dc6c0$' $P/g.txt)" 3
+expect_num "member values" "$(grep -c ' 7a1200$' $P/g.txt)" 3
+t_end
+
+t_begin "frequency_mode_refused_with_advice"
+dmesg_mark
+if perf record -q -a -o $P/h.data -e uncore_qpi_0/clockticks/ -F 200 -- true > $P/h.out 2>&1; then
+	fail "perf record -F succeeded"
+fi
+expect_dmesg "message" "sample_freq=200: frequency mode (perf record -F, perf's default) is not supported on uncore counters; give a fixed period: perf record -c N"
+t_end
+
+t_begin "period_1_is_throttled_and_counts_stay_exact"
+for popt in "" "-P"; do
+	perf stat -a -x, -o $P/st1.txt -e uncore_qpi_1/clockticks/ -- \
+		perf record -q -a -o $P/i.data -e uncore_qpi_1/clockticks/ -c 1 $popt -- \
+		sh -c "echo 'event socket=0 box=qpi1 event=0x14 count=10000000' > $DBG/inject; sleep 0.2" \
+		> $P/st1.out 2>&1 || fail "perf stat: $(tail -n 3 $P/st1.out)"
+	n=$(nsamples $P/i.data)
+	[ "$n" -ge 1 ] && [ "$n" -le 5000 ] || fail "-c 1 $popt: $n samples for 10000000 events"
+	expect_num "-c 1 $popt: count" "$(cut -d, -f1 < $P/st1.txt | grep -E '^[0-9]+$')" 10000000
+	echo "# -c 1 $popt: $n samples"
+done
+t_end
+
+t_begin "overflow_path_preload_ov_en_status"
+# the write log shows how a period is armed and an overflow handled
+echo clear > "$DBG/log"
+rec $P/j.data -e uncore_r3qpi_0/clockticks/ -c 1000 -- \
+	sh -c "echo 'event socket=0 box=r3qpi0 event=0x01 count=2500' > $DBG/inject; sleep 0.1"
+expect_num "samples" "$(nsamples $P/j.data)" 2
+rb=$(r3_bdf 0 0 | cut -d: -f2-)
+grep -i " $rb " "$DBG/log" > $P/j.log || true
+# preload 2^44 - 1000: low dword 0xfffffc18, high 0xfff
+grep -qE "where=0x0(a0|a8|b0) .*val=0xfffffc18$" $P/j.log || fail "no preload of the low dword: $(head -n 20 $P/j.log)"
+grep -qE "where=0x0(a4|ac|b4) .*val=0x00000fff$" $P/j.log || fail "no preload of the high dword"
+case "$PLATFORM" in
+ivbep)
+	grep -qE "where=0x0d[8ce] .*val=0x005[0-9a-f]{5}$" $P/j.log ||
+		fail "no control write with en and ov_en: $(grep -E 'where=0x0d[8ce]' $P/j.log | head -n 3)"
+	grep -qE "where=0x0f8 .*val=0x0000000[1-7]$" $P/j.log || fail "BOX_STATUS not cleared"
+	ub=$(cat "$DBG/socket0/ubox_status")
+	expect_num "UBox saw link 0's overflow" $((ub & 0x100)) 0x100
+	grep -qx "status=0x0" "$DBG/socket0/r3qpi0/regs" || fail "BOX_STATUS left set"
+	;;
+*)
+	# SNB-EP: bit 20 is reserved; overflows are found from the counter
+	grep -E "where=0x0d[8ce]" $P/j.log | grep -qE "val=0x[0-9a-f]{2}[13579bdf][0-9a-f]{5}$" &&
+		fail "bit 20 written on $PLATFORM"
+	expect_num "reserved writes" "$(cat "$DBG/socket0/r3qpi0/rsvd_writes")" 0
+	;;
+esac
+# frz_en is set only while the driver freezes the box itself
+grep -E "where=0x0f4 " $P/j.log | grep -vqE "val=0x000(00000|10100)$" &&
+	fail "BOX_CTL written with other values: $(grep -E 'where=0x0f4 ' $P/j.log | head -n 3)"
+t_end
+
+t_begin "ubox_freeze_does_not_stop_our_counters"
+echo 1 > "$DBG/socket1/freeze_on_ov"
+perf stat -a -x, -o $P/st2.txt -e uncore_r3qpi_1/clockticks/ -- \
+	perf record -q -a -o $P/k.data -e uncore_r3qpi_1/clockticks/ -c 100000 -- \
+	sh -c "echo 'event socket=1 box=r3qpi1 event=0x01 count=250000' > $DBG/inject; sleep 0.05;
+	       echo 'event socket=1 box=r3qpi1 event=0x01 count=250000' > $DBG/inject; sleep 0.1" \
+	> $P/st2.out 2>&1 || fail "perf stat: $(tail -n 3 $P/st2.out)"
+expect_num "samples" "$(nsamples $P/k.data)" 5
+expect_num "count" "$(cut -d, -f1 < $P/st2.txt | grep -E '^[0-9]+$')" 500000
+echo 0 > "$DBG/socket1/freeze"
+t_end
+
+t_begin "reader_offline_moves_sampling"
+set -- $(socket_cpus 1)
+if [ $# -lt 2 ]; then
+	t_err=0
+	echo "# socket 1 has one CPU; nothing to move to"
+else
+	first=$1 second=$2
+	perf record -q -a -o $P/l.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
+		sh -c "echo 'event socket=1 box=qpi0 event=0x14 count=3000000' > $DBG/inject; sleep 0.1;
+		       echo 0 > /sys/devices/system/cpu/cpu$first/online; sleep 0.1;
+		       echo 'event socket=1 box=qpi0 event=0x14 count=2000000' > $DBG/inject; sleep 0.1;
+		       echo 1 > /sys/devices/system/cpu/cpu$first/online" > $P/l.out 2>&1 ||
+		fail "perf record: $(tail -n 3 $P/l.out)"
+	perf script -i $P/l.data -F cpu 2> /dev/null | tr -d '[] ' | awk '{ print $1 + 0 }' > $P/l.txt
+	expect_num "samples from CPU $first" "$(grep -cx "$first" $P/l.txt)" 3
+	expect_num "samples from CPU $second" "$(grep -cx "$second" $P/l.txt)" 2
+fi
+t_end
+
+t_begin "removal_while_sampling"
+dev=$(qpi_bdf 0 1)
+perf record -q -a -o $P/m.data -e uncore_qpi_1/clockticks/ -c 1000000 -- \
+	sh -c "echo 'event socket=0 box=qpi1 event=0x14 count=2000000' > $DBG/inject; sleep 0.1;
+	       echo 1 > /sys/bus/pci/devices/$dev/remove; sleep 0.1" > $P/m.out 2>&1 ||
+	fail "perf record: $(tail -n 3 $P/m.out)"
+expect_num "samples before the removal" "$(nsamples $P/m.data)" 2
+# the model goes away under a sampling event
+perf record -q -a -o $P/n.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
+	sh -c "echo 'event socket=0 box=qpi0 event=0x14 count=1000000' > $DBG/inject; sleep 0.1;
+	       rmmod qpisim; sleep 0.1" > $P/n.out 2>&1 ||
+	fail "perf record: $(tail -n 3 $P/n.out)"
+expect_num "samples before unload" "$(nsamples $P/n.data)" 1
+t_end
+
+t_begin "module_parameters_checked"
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM"
+expect_err "sample_poll_us=50" "Invalid" insmod "$MODDIR/qpi_uncore.ko" sample_poll_us=50
+expect_ok "sample_poll_us=200" qpiu_load sample_poll_us=200
+expect_eq "parameter" "$(cat /sys/module/qpi_uncore/parameters/sample_poll_us)" 200
+echo 99 > /sys/module/qpi_uncore/parameters/sample_poll_us 2> /dev/null &&
+	fail "sample_poll_us=99 accepted at run time"
+expect_eq "unchanged" "$(cat /sys/module/qpi_uncore/parameters/sample_poll_us)" 200
+t_end
+
+qpiu_unload
+qpisim_unload
+ktap_finish
