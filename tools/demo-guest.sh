@@ -59,3 +59,11 @@ say "perf's own Sandy Bridge-EP event names work too (perf stat -e unc_q_clockti
 perf stat -a -e unc_q_clockticks -- sh -c \
 	"echo 'event socket=0 box=qpi1 event=0x14 count=1234567' > $D/inject" 2>&1 |
 	grep -E 'unc_q|elapsed' | sed 's/^/   /'
+
+say "perf record: one sample per 1000000 data flits received on port 0 (perf record -a -c 1000000 -P):"
+perf record -q -a -o /tmp/rec.data -e uncore_qpi_0/rxl_flits_g0.data/ -c 1000000 -P -- sh -c \
+	"echo 'event socket=0 box=qpi0 event=0x01 umask=0x02 count=3000000' > $D/inject; sleep 0.05;
+	 echo 'event socket=1 box=qpi0 event=0x01 umask=0x02 count=2000000' > $D/inject; sleep 0.05" 2>&1 |
+	sed 's/^/   /'
+say "perf script -F cpu,time,event,period: 3 samples from socket 0's reader CPU, 2 from socket 1's:"
+perf script -i /tmp/rec.data -F cpu,time,event,period 2> /dev/null | sed 's/^/   /'
