@@ -12,7 +12,8 @@
 #   make fuzz                        the syscall fuzzer, longer
 #   make check-debug                 the selftests on a KASAN/lockdep kernel
 #   make bench                       cost against intel_uncore
-#   make install | dkms-install      qpi_uncore.ko, qpistat, modprobe.d
+#   make install | dkms-install      qpi_uncore.ko, qpistat, qpi-uncore-takeover
+#                                    with its udev rule, modprobe.d
 KDIR ?= $(shell tools/vm/kdir.sh)
 # the release the build dir belongs to: /lib/modules/<release>/build or
 # Debian's /usr/src/linux-headers-<release>
@@ -63,17 +64,28 @@ fuzz:
 	tools/vm/run-vm --platform ivbep --timeout 3000 --tests qpi_uncore_fuzz.sh \
 		--env QPI_FUZZ_CALLS=$(FUZZ_CALLS) --env "QPI_FUZZ_SEEDS=1 2 3 4 5 6 7 8"
 
-# qpi_uncore.ko, qpistat and the modprobe.d file; not qpisim, a test tool.
-install: modules tools
+# The takeover tool, its udev rule and the modprobe.d file: what lets
+# qpi_uncore live beside intel_uncore (make install and dkms-install).
+RULES = $(DESTDIR)/etc/udev/rules.d/60-qpi-uncore.rules
+install-userspace:
+	install -D -m 755 tools/takeover/qpi-uncore-takeover \
+		$(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover
+	install -D -m 644 tools/packaging/qpi_uncore.conf $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf
+	mkdir -p $(dir $(RULES))
+	sed 's|@SBINDIR@|$(PREFIX)/sbin|' tools/packaging/60-qpi-uncore.rules > $(RULES)
+	test -n "$(DESTDIR)" || ! command -v udevadm > /dev/null || udevadm control --reload || true
+
+# qpi_uncore.ko, qpistat and the above; not qpisim, a test tool.
+install: modules tools install-userspace
 	@test -n "$(KVER)" || { echo "cannot tell the kernel release of $(KDIR); pass KVER=" >&2; exit 1; }
 	install -D -m 644 qpi_uncore.ko $(MODDIR)/qpi_uncore.ko
 	install -D -m 755 tools/qpistat/qpistat $(DESTDIR)$(PREFIX)/bin/qpistat
-	install -D -m 644 tools/packaging/qpi_uncore.conf $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
 uninstall:
 	rm -f $(MODDIR)/qpi_uncore.ko $(DESTDIR)$(PREFIX)/bin/qpistat \
-	      $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf
+	      $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf \
+	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES)
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
 # DKMS rebuilds the module for every kernel installed later.
@@ -87,11 +99,12 @@ dkms-install:
 	dkms add qpi_uncore/$(VERSION)
 	dkms build qpi_uncore/$(VERSION) -k $(KVER)
 	dkms install qpi_uncore/$(VERSION) -k $(KVER)
-	install -D -m 644 tools/packaging/qpi_uncore.conf /etc/modprobe.d/qpi_uncore.conf
+	$(MAKE) install-userspace DESTDIR=
 
 dkms-uninstall:
 	-dkms remove qpi_uncore/$(VERSION) --all
-	rm -rf $(DKMS_SRC) /etc/modprobe.d/qpi_uncore.conf
+	rm -rf $(DKMS_SRC) /etc/modprobe.d/qpi_uncore.conf \
+	       $(PREFIX)/sbin/qpi-uncore-takeover /etc/udev/rules.d/60-qpi-uncore.rules
 
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -102,4 +115,4 @@ clean:
 
 .PHONY: all modules tools unittest checkpatch sparse check check-debug demo fuzz \
 	bench clean \
-	install uninstall dkms-install dkms-uninstall
+	install install-userspace uninstall dkms-install dkms-uninstall

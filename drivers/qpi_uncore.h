@@ -103,6 +103,7 @@ struct qpiu_pmu {
 	const struct qpiu_box_desc *desc;
 	unsigned int idx;
 	bool registered;
+	atomic_t nr_events;		/* initialised and not yet destroyed */
 	cpumask_t cpumask;		/* readers of sockets with this box */
 	struct qpiu_box __rcu *boxes[QPIU_MAX_SOCKETS];
 	const struct attribute_group *groups[5];

@@ -98,10 +98,17 @@ static struct pci_driver qpiu_driver = {
  * intel_uncore drives the same functions under the same PMU names.  If it
  * has them, we would silently get nothing: refuse, and say what to do.
  */
-static int qpiu_check_conflicts(void)
+/*
+ * intel_uncore claims the same functions and PMU names.  Whatever it drives
+ * stays with it; qpi_uncore loads anyway and gets the functions when they
+ * are handed over (qpi-uncore-takeover), so intel_uncore keeps its other
+ * PMUs.  Say so once, in plain words.
+ */
+static void qpiu_check_conflicts(void)
 {
 	const struct pci_device_id *id;
 	struct pci_dev *pdev = NULL;
+	const char *owner = NULL;
 	unsigned int busy = 0;
 
 	for (id = qpiu_pci_ids; id->vendor; id++) {
@@ -110,29 +117,26 @@ static int qpiu_check_conflicts(void)
 
 			if (!drv)
 				continue;
-			if (!busy++)
-				pr_err("%s is already driven by '%s' (module %s). It and qpi_uncore claim the same devices and PMU names: unload it first (rmmod %s) or blacklist it (see the README), then load qpi_uncore again\n",
-				       pci_name(pdev), drv->name,
-				       drv->owner ? module_name(drv->owner) :
-						    "built in",
-				       drv->owner ? module_name(drv->owner) :
-						    "intel_uncore");
+			if (!busy++) {
+				owner = drv->owner ? module_name(drv->owner) :
+						     "intel_uncore";
+				pr_warn("%s is already driven by '%s' (module %s), which registers the same PMU names\n",
+					pci_name(pdev), drv->name,
+					drv->owner ? module_name(drv->owner) :
+						     "built in");
+			}
 		}
 	}
-	if (busy) {
-		pr_err("%u QPI/R3QPI functions are taken; not loading\n", busy);
-		return -EBUSY;
-	}
-	return 0;
+	if (busy)
+		pr_warn("%u QPI/R3QPI functions stay with %s for now. To use qpi_uncore and keep %s's other PMUs (CBo, HA, iMC, PCU, UBox), run: qpi-uncore-takeover. Or unload %s (rmmod %s) or blacklist it, as the README says.\n",
+			busy, owner, owner, owner, owner);
 }
 
 static int __init qpiu_init(void)
 {
 	int ret;
 
-	ret = qpiu_check_conflicts();
-	if (ret)
-		return ret;
+	qpiu_check_conflicts();
 	ret = qpiu_hotplug_init();
 	if (ret)
 		return ret;

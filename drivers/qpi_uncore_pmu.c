@@ -553,6 +553,7 @@ static void qpiu_event_destroy(struct perf_event *event)
 {
 	struct qpiu_box *box = event->pmu_private;
 
+	atomic_dec(&box->pmu->nr_events);
 	kref_put(&box->ref, qpiu_box_release);
 }
 
@@ -744,6 +745,13 @@ static int qpiu_event_init(struct perf_event *event)
 	 * Boxes are freed after an RCU grace period.
 	 */
 	socket = qpiu_cpu_socket(event->cpu);
+	/*
+	 * Counted before the box is looked up, so that qpiu_pmu_remove_box()
+	 * either sees this event or this lookup sees no box (both sides
+	 * order their store before their load).
+	 */
+	atomic_inc(&qpmu->nr_events);
+	smp_mb__after_atomic();
 	rcu_read_lock();
 	box = socket < QPIU_MAX_SOCKETS ?
 	      rcu_dereference(qpmu->boxes[socket]) : NULL;
@@ -751,12 +759,15 @@ static int qpiu_event_init(struct perf_event *event)
 		box = NULL;
 	has_mm = box && (READ_ONCE(box->mm) || box->msr);
 	rcu_read_unlock();
-	if (!box)
+	if (!box) {
+		atomic_dec(&qpmu->nr_events);
 		return qpiu_reject(qpmu, -ENODEV,
 				   "socket %u: the box is gone (removed or failed)",
 				   socket);
+	}
 	if (!has_mm && (attr->config1 || attr->config2)) {
 		kref_put(&box->ref, qpiu_box_release);
+		atomic_dec(&qpmu->nr_events);
 		return qpiu_reject(qpmu, -ENODEV,
 				   "config1/config2: socket %u has no mask/match function for port %u, so cto_count cannot be filtered there",
 				   socket, qpmu->idx);
@@ -1190,6 +1201,30 @@ struct qpiu_box *qpiu_pmu_add_msr_box(struct qpiu_pmu *qpmu,
 }
 
 /*
+ * A PMU lives while it has boxes or events.  When the last box of an unused
+ * PMU goes (its functions unbound, e.g. handed back to intel_uncore), the
+ * name is freed for whoever drives those functions next.  With events still
+ * open the PMU stays, boxless, until the module goes: perf cannot take a PMU
+ * away under live events.
+ */
+static void qpiu_pmu_retire_if_unused(struct qpiu_pmu *qpmu)
+{
+	unsigned int s;
+
+	lockdep_assert_held(&qpiu_mutex);
+	for (s = 0; s < QPIU_MAX_SOCKETS; s++)
+		if (rcu_access_pointer(qpmu->boxes[s]))
+			return;
+	/* pairs with smp_mb__after_atomic() in qpiu_event_init() */
+	smp_mb();
+	if (atomic_read(&qpmu->nr_events))
+		return;
+	perf_pmu_unregister(&qpmu->pmu);
+	qpiu_pmus[qpmu->desc->kind][qpmu->idx] = NULL;
+	qpiu_pmu_free(qpmu);
+}
+
+/*
  * The function is going away.  Events that still refer to the box keep their
  * counts and stop counting; the box is freed with the last of them.
  */
@@ -1212,6 +1247,7 @@ void qpiu_pmu_remove_box(struct qpiu_box *box)
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 	hrtimer_cancel(&box->hrtimer);
 	kref_put(&box->ref, qpiu_box_release);
+	qpiu_pmu_retire_if_unused(qpmu);
 }
 
 /*

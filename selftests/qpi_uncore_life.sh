@@ -108,9 +108,10 @@ for m in $(cat /lib/modules/stock/load-order); do
 	insmod "/lib/modules/stock/$m" || fail "cannot load stock $m"
 done
 dmesg_mark
-expect_err "load beside intel_uncore" "busy" qpiu_load
+expect_ok "load beside intel_uncore" qpiu_load
 expect_dmesg "message" "is already driven by '${PLATFORM}_uncore' (module intel_uncore)"
-expect_dmesg "advice" "unload it first (rmmod intel_uncore) or blacklist it"
+expect_dmesg "advice" "run: qpi-uncore-takeover. Or unload intel_uncore (rmmod intel_uncore) or blacklist it"
+qpiu_unload
 rmmod intel_uncore || fail "cannot unload intel_uncore"
 expect_ok "load after intel_uncore is gone" qpiu_load
 qperf <<EOT

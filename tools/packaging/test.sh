@@ -26,38 +26,56 @@ result() # OK NAME
 }
 
 echo "KTAP version 1"
-echo "1..4"
+echo "1..5"
 
 make -s KDIR="$kdir" install DESTDIR="$tmp" > "$tmp/log" 2>&1
 ok=$?
 ko=$tmp/lib/modules/$kver/updates/qpi_uncore.ko
+rules=$tmp/etc/udev/rules.d/60-qpi-uncore.rules
 [[ $ok == 0 && -f $ko && -x $tmp/usr/local/bin/qpistat ]] &&
-	grep -qx 'blacklist intel_uncore' "$tmp/etc/modprobe.d/qpi_uncore.conf" &&
+	[[ -x $tmp/usr/local/sbin/qpi-uncore-takeover ]] &&
+	grep -qx 'softdep intel_uncore post: qpi_uncore' "$tmp/etc/modprobe.d/qpi_uncore.conf" &&
+	! grep -qx 'blacklist intel_uncore' "$tmp/etc/modprobe.d/qpi_uncore.conf" &&
+	grep -q 'RUN+="/usr/local/sbin/qpi-uncore-takeover --boot"' "$rules" &&
+	! grep -q '@SBINDIR@' "$rules" &&
 	[[ $(modinfo -F vermagic "$ko" | cut -d' ' -f1) == "$kver" ]] &&
 	[[ ! -e $tmp/lib/modules/$kver/updates/qpisim.ko ]]
 ok=$?
 [[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log"
-result $ok "make install: module for $kver, qpistat, modprobe.d blacklist, no qpisim"
+result $ok "make install: module for $kver, qpistat, qpi-uncore-takeover, udev rule, modprobe.d softdep, no qpisim"
 
 make -s KDIR="$kdir" uninstall DESTDIR="$tmp" > "$tmp/log" 2>&1 &&
-	[[ ! -e $ko && ! -e $tmp/usr/local/bin/qpistat && ! -e $tmp/etc/modprobe.d/qpi_uncore.conf ]]
+	[[ ! -e $ko && ! -e $tmp/usr/local/bin/qpistat && ! -e $tmp/etc/modprobe.d/qpi_uncore.conf ]] &&
+	[[ ! -e $tmp/usr/local/sbin/qpi-uncore-takeover && ! -e $rules ]]
 result $? "make uninstall removes them"
 
+# The takeover tool and the udev rule name exactly the driver's functions.
+drv=$(grep -oE 'QPIU_DEV\(0x[0-9a-f]{4}' drivers/qpi_uncore_platform.c | cut -c10- | sort)
+tool=$(sed -n '/^IDS="/,/"$/p' tools/takeover/qpi-uncore-takeover | grep -oE '0x[0-9a-f]{4}' | sort)
+rule=$(grep -oE 'ATTR\{device\}!="[^"]*"' tools/packaging/60-qpi-uncore.rules |
+	grep -oE '0x[0-9a-f]{4}' | sort)
+[[ -n $drv && $drv == "$tool" && $drv == "$rule" ]]
+ok=$?
+[[ $ok == 0 ]] || echo "# driver: $(echo $drv) tool: $(echo $tool) rule: $(echo $rule)"
+result $ok "qpi-uncore-takeover and the udev rule list the driver's $(echo "$drv" | wc -l) PCI IDs"
+
 if ! command -v dkms > /dev/null || [[ $EUID != 0 ]]; then
-	echo "ok 3 dkms-install # SKIP needs root and dkms"
-	echo "ok 4 dkms-uninstall # SKIP needs root and dkms"
+	echo "ok 4 dkms-install # SKIP needs root and dkms"
+	echo "ok 5 dkms-uninstall # SKIP needs root and dkms"
 	exit $rc
 fi
 make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > /dev/null 2>&1
 make -s KDIR="$kdir" KVER="$kver" dkms-install > "$tmp/log" 2>&1
 ok=$?
 dko=$(find "/lib/modules/$kver/updates/dkms" -name 'qpi_uncore.ko*' 2>/dev/null | head -n 1)
-[[ $ok == 0 && -n $dko ]] && dkms status qpi_uncore | grep -q "$kver.*installed"
+[[ $ok == 0 && -n $dko ]] && dkms status qpi_uncore | grep -q "$kver.*installed" &&
+	[[ -x /usr/local/sbin/qpi-uncore-takeover && -f /etc/udev/rules.d/60-qpi-uncore.rules ]]
 ok=$?
 [[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log" | tail -n 20
-result $ok "make dkms-install builds and installs for $kver"
+result $ok "make dkms-install builds and installs for $kver, with qpi-uncore-takeover and its udev rule"
 make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > "$tmp/log" 2>&1
 [[ -z $(find "/lib/modules/$kver/updates/dkms" -name 'qpi_uncore.ko*' 2>/dev/null) ]] &&
-	! dkms status qpi_uncore 2>/dev/null | grep -q .
+	! dkms status qpi_uncore 2>/dev/null | grep -q . &&
+	[[ ! -e /usr/local/sbin/qpi-uncore-takeover && ! -e /etc/udev/rules.d/60-qpi-uncore.rules ]]
 result $? "make dkms-uninstall removes it"
 exit $rc

@@ -99,6 +99,9 @@ else
 	done
 fi
 
+# the takeover tool, a shell script
+install -D -m 755 "$repo/tools/takeover/qpi-uncore-takeover" "$stage/usr/sbin/qpi-uncore-takeover"
+
 if [[ -d $repo/selftests ]]; then
 	cp -a "$repo/selftests" "$stage/selftests"
 fi
