@@ -751,6 +751,7 @@ static int qpiu_event_init(struct perf_event *event)
 	 * order their store before their load).
 	 */
 	atomic_inc(&qpmu->nr_events);
+	/* pairs with smp_mb() in qpiu_pmu_retire_if_unused() */
 	smp_mb__after_atomic();
 	rcu_read_lock();
 	box = socket < QPIU_MAX_SOCKETS ?
