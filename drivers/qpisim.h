@@ -28,5 +28,6 @@ struct qpisim {
 int qpisim_debugfs_init(struct qpisim *qs);
 void qpisim_debugfs_exit(struct qpisim *qs);
 int qpisim_set_present(struct qpisim *qs, struct qsim_fn *fn, bool present);
+void qpisim_stamp_overflows(struct qsim *model);
 
 #endif /* _QPISIM_H */

@@ -55,6 +55,7 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 		if (ret)
 			break;
 	}
+	qpisim_stamp_overflows(&qs->model);
 	raw_spin_unlock_irqrestore(&qs->lock, flags);
 	if (ret) {
 		pr_warn_ratelimited("inject: %s\n", err);
@@ -282,6 +283,9 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 	debugfs_create_file_unsafe("all_ones", 0644, dir, &fn->all_ones,
 				   &knob_fops);
 	debugfs_create_file_unsafe("present", 0644, dir, fn, &fn_present_fops);
+	if (fn->kind == QSIM_FN_QPI_PMON || fn->kind == QSIM_FN_R3QPI)
+		debugfs_create_u64("last_overflow_ns", 0444, dir,
+				   &fn->box->last_overflow_ns);
 }
 
 static int platform_show(struct seq_file *m, void *unused)

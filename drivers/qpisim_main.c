@@ -11,6 +11,7 @@
 
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 
@@ -53,6 +54,32 @@ static struct qsim_fn *qpisim_fn(struct pci_bus *bus, unsigned int devfn)
 	return qsim_find_fn(&qpisim->model, bus->number, devfn);
 }
 
+/*
+ * Time the batches that carried a counter out of its top bit, so tests can
+ * measure how long a driver takes to notice.  local_clock() is what perf
+ * stamps samples with by default.  Caller holds the model lock.
+ */
+void qpisim_stamp_overflows(struct qsim *model)
+{
+	u64 now = local_clock();
+	unsigned int s, i;
+
+	for (s = 0; s < model->nr_sockets; s++) {
+		struct qsim_socket *sock = &model->sock[s];
+
+		for (i = 0; i < sock->nr_ports + sock->nr_links; i++) {
+			struct qsim_box *box = i < sock->nr_ports ?
+					       &sock->qpi[i] :
+					       &sock->r3qpi[i - sock->nr_ports];
+
+			if (box->overflows != box->overflows_seen) {
+				box->overflows_seen = box->overflows;
+				box->last_overflow_ns = now;
+			}
+		}
+	}
+}
+
 static int qpisim_read(struct pci_bus *bus, unsigned int devfn, int where,
 		       int size, u32 *val)
 {
@@ -66,6 +93,8 @@ static int qpisim_read(struct pci_bus *bus, unsigned int devfn, int where,
 	fn = qpisim_fn(bus, devfn);
 	if (fn)
 		*val = qsim_cfg_read(fn, where, size);
+	if (fn && qpisim->model.fast_count)
+		qpisim_stamp_overflows(&qpisim->model);
 	raw_spin_unlock_irqrestore(&qpisim->lock, flags);
 
 	if (!fn) {
@@ -88,6 +117,8 @@ static int qpisim_write(struct pci_bus *bus, unsigned int devfn, int where,
 	fn = qpisim_fn(bus, devfn);
 	if (fn)
 		qsim_cfg_write(fn, where, size, val);
+	if (fn && qpisim->model.fast_count)
+		qpisim_stamp_overflows(&qpisim->model);
 	raw_spin_unlock_irqrestore(&qpisim->lock, flags);
 
 	return fn ? PCIBIOS_SUCCESSFUL : PCIBIOS_DEVICE_NOT_FOUND;

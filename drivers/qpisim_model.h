@@ -103,6 +103,9 @@ struct qsim_box {
 	u32 match[2];			/* QPI: MATCH0/1 of the port */
 	u32 mask[2];			/* QPI: MASK0/1 of the port */
 	u64 overflows;			/* carries out of the top bit, all ctrs */
+	/* for the glue: when @overflows last changed (local_clock() ns) */
+	u64 overflows_seen;
+	u64 last_overflow_ns;
 };
 
 struct qsim_fn {

@@ -312,3 +312,53 @@ EOT
 	done
 }
 
+
+# ---- perf output ----
+
+# socket_reader PMU S: the CPU of PMU's cpumask in socket S (its reader)
+socket_reader()
+{
+	for c in $(cpulist "$(cat "$PMUS/$1/cpumask")" | tr , ' '); do
+		if [ "$(cat "/sys/devices/system/cpu/cpu$c/topology/physical_package_id")" = "$2" ]; then
+			echo "$c"
+			return
+		fi
+	done
+}
+
+# stat_report_field FILE N EVENT [FIRST]: field N of the line of EVENT in
+# the output of perf stat report (human format: it has no -x) whose first
+# field is FIRST (S0, CPU2, ...), if given; digit grouping commas removed.
+stat_report_field()
+{
+	awk -v f="$2" -v e="$3" -v k="$4" \
+		'$NF == e && (k == "" || $1 == k) { gsub(",", "", $f); print $f }' "$1"
+}
+
+# perf_dump_stat FILE: "CPU VALUE" per PERF_RECORD_STAT of a perf stat
+# record file, the raw counts before any .scale, sorted
+perf_dump_stat()
+{
+	perf report -D -i "$1" 2>/dev/null |
+		awk '/^\.\.\. id [0-9]+, cpu/ { gsub(",", ""); cpu = $5; next }
+		     /^\.\.\. value / && cpu != "" { gsub(",", ""); print cpu, $3; cpu = "" }' |
+		sort
+}
+
+# perf_dump_group_reads FILE: "CPU LEADER-ID VALUE" per sample of a perf
+# record file with sample-read groups ({leader,member}:S): the value of the
+# group's second event when the leader sampled, in decimal
+perf_dump_group_reads()
+{
+	perf report -D -i "$1" 2>/dev/null |
+		awk 'function hex(s,  i, n) { n = 0; s = tolower(s)
+			for (i = 1; i <= length(s); i++)
+				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return n }
+		     /PERF_RECORD_SAMPLE/ { cpu = $1; n = 0; next }
+		     /^\.\.\.\.\. id / && cpu != "" {
+			id = $3; v = $5; sub(",", "", id); sub(",", "", v)
+			if (++n == 1) lid = id
+			else if (n == 2) printf "%s %s %.0f\n", cpu, lid, hex(v)
+		     }'
+}

@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 14
 
 P=/tmp/qpis
 mkdir -p $P
@@ -228,6 +228,34 @@ perf record -q -a -o $P/n.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
 	       rmmod qpisim; sleep 0.1" > $P/n.out 2>&1 ||
 	fail "perf record: $(tail -n 3 $P/n.out)"
 expect_num "samples before unload" "$(nsamples $P/n.data)" 1
+t_end
+
+t_begin "overflow_to_sample_within_the_poll"
+# With sample_poll_us=20000 a sample comes at most 20 ms (plus the timer's
+# own lateness, generous under TCG) after the batch that overflowed.
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM"
+expect_ok "load qpi_uncore" qpiu_load sample_poll_us=20000
+ovf=$DBG/socket0/qpi0/last_overflow_ns
+if [ ! -e "$ovf" ]; then
+	fail "qpisim has no last_overflow_ns"
+else
+	rm -f $P/ovf
+	perf record -q -a -o $P/o.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
+		sh -c "for i in 1 2 3 4 5 6 7 8; do
+			 echo 'event socket=0 box=qpi0 event=0x14 count=1000000' > $DBG/inject;
+			 cat $ovf >> $P/ovf; sleep 0.07; done" > $P/o.out 2>&1 ||
+		fail "perf record: $(tail -n 3 $P/o.out)"
+	perf script -i $P/o.data -F time --ns 2> /dev/null | tr -d ' :' |
+		awk -F. '{ print $1 * 1000000000 + $2 }' > $P/st
+	expect_num "samples" "$(grep -c . $P/st)" 8
+	paste $P/ovf $P/st | awk '{ d = $2 - $1; if (d < 0) neg++; if (d > max) max = d }
+		END { printf "%d %d\n", neg, max / 1000 }' > $P/delay
+	read -r neg max < $P/delay
+	expect_num "samples before their overflow" "$neg" 0
+	[ "$max" -le 60000 ] || fail "a sample came $max us after its overflow (poll 20000 us)"
+	echo "# overflow to sample, poll 20000 us: at most $max us"
+fi
 t_end
 
 t_begin "module_parameters_checked"

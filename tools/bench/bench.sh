@@ -56,6 +56,16 @@ EOT
 		done
 		echo "==================================  ============  ============  ======"
 		echo
+		echo "Sampling, qpi_uncore only (perf record -c 1000 at about 1000 samples/s):"
+		echo
+		echo "==================================  ============"
+		echo "measure                             qpi_uncore"
+		echo "==================================  ============"
+		for k in samples accesses_per_sample busy_ms_counting busy_ms_sampling; do
+			printf '%-34s  %12s\n' "$k" "$(val "$f" qpi_uncore "$k")"
+		done
+		echo "==================================  ============"
+		echo
 	done
 	cat tools/bench/notes.rst
 } > "$out"

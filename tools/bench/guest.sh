@@ -11,6 +11,36 @@ EVS="-e uncore_qpi_0/event=0x14/ -e uncore_qpi_0/event=0x1,umask=0x2/
 reset_all() { for f in "$D"/socket*/*/reads "$D"/socket*/*/writes; do echo 0 > "$f"; done; }
 total() { cat "$D"/socket*/*/reads "$D"/socket*/*/writes | awk '{ s += $1 } END { print s }'; }
 
+# busy: jiffies all CPUs spent outside idle (and iowait) so far
+busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+
+# Sampling (qpi_uncore only; intel_uncore cannot): 100 injections a second
+# of 10000 clockticks, sampled every 1000 (1000 samples/s), against the same
+# traffic counted.  Config accesses per sample, and CPU time of the whole
+# machine over the 500 injections (injection loop and perf included: the same in both).
+cat > /tmp/traffic.sh <<EOT
+i=0
+while [ \$i -lt 500 ]; do
+	echo 'event socket=0 box=qpi0 event=0x14 count=10000' > $D/inject
+	usleep 10000
+	i=\$((i + 1))
+done
+EOT
+sampling()
+{
+	reset_all; b0=$(busy)
+	perf stat -a -e uncore_qpi_0/clockticks/ -x, -o /tmp/bst -- sh /tmp/traffic.sh > /dev/null 2>&1
+	b1=$(busy); counted=$(total)
+	reset_all
+	perf record -q -a -c 1000 -e uncore_qpi_0/clockticks/ -o /tmp/brec -- sh /tmp/traffic.sh > /dev/null 2>&1
+	b2=$(busy); sampled=$(total)
+	n=$(perf script -i /tmp/brec -F cpu 2> /dev/null | grep -c .)
+	echo "BENCH samples=$n"
+	echo "BENCH accesses_per_sample=$(( (sampled - counted) / (n ? n : 1) ))"
+	echo "BENCH busy_ms_counting=$(( (b1 - b0) * 10 ))"
+	echo "BENCH busy_ms_sampling=$(( (b2 - b1) * 10 ))"
+}
+
 insmod /lib/modules/qpi/qpisim.ko platform="$QPI_PLATFORM"
 for driver in qpi_uncore intel_uncore; do
 	if [ $driver = qpi_uncore ]; then
@@ -35,5 +65,6 @@ for driver in qpi_uncore intel_uncore; do
 	qpibench latency 100000 | sed 's/^/BENCH /'
 	# shellcheck disable=SC2086
 	qpibench stime perf stat -a -I 10 $EVS sleep 10 2>/dev/null | grep time_ms | sed 's/^/BENCH /'
+	[ $driver = qpi_uncore ] && sampling
 	if [ $driver = qpi_uncore ]; then rmmod qpi_uncore; else rmmod intel_uncore; fi
 done
