@@ -78,7 +78,7 @@ install-userspace:
 # qpi_uncore.ko, qpistat and the above; not qpisim, a test tool.
 install: modules tools install-userspace
 	@test -n "$(KVER)" || { echo "cannot tell the kernel release of $(KDIR); pass KVER=" >&2; exit 1; }
-	install -D -m 644 qpi_uncore.ko $(MODDIR)/qpi_uncore.ko
+	install -D -m 644 drivers/qpi_uncore/qpi_uncore.ko $(MODDIR)/qpi_uncore.ko
 	install -D -m 755 tools/qpistat/qpistat $(DESTDIR)$(PREFIX)/bin/qpistat
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 

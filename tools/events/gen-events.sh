@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Generate drivers/qpi_uncore_events.h, the sysfs events/ aliases of every
+# Generate drivers/qpi_uncore/qpi_uncore_events.h, the sysfs events/ aliases of every
 # PMU, from the event tables in tools/events/events-<platform>.csv (one row
 # per event and umask: box,name,event,umask,ext,counters).  Names follow
 # perf's style: lower case, without the UNC_Q_ / UNC_R3_ prefix.
 #
-#   tools/events/gen-events.sh > drivers/qpi_uncore_events.h
+#   tools/events/gen-events.sh > drivers/qpi_uncore/qpi_uncore_events.h
 #
-# Only drivers/qpi_uncore_platform.c includes the result.
+# Only drivers/qpi_uncore/qpi_uncore_platform.c includes the result.
 #
 # QPIU_EVENTS limits the rows to a list of names (all rows when empty).
 set -eu

@@ -50,7 +50,7 @@ make -s KDIR="$kdir" uninstall DESTDIR="$tmp" > "$tmp/log" 2>&1 &&
 result $? "make uninstall removes them"
 
 # The takeover tool and the udev rule name exactly the driver's functions.
-drv=$(grep -oE 'QPIU_DEV\(0x[0-9a-f]{4}' drivers/qpi_uncore_platform.c | cut -c10- | sort)
+drv=$(grep -oE 'QPIU_DEV\(0x[0-9a-f]{4}' drivers/qpi_uncore/qpi_uncore_platform.c | cut -c10- | sort)
 tool=$(sed -n '/^IDS="/,/"$/p' tools/takeover/qpi-uncore-takeover | grep -oE '0x[0-9a-f]{4}' | sort)
 rule=$(grep -oE 'ATTR\{device\}!="[^"]*"' tools/packaging/60-qpi-uncore.rules |
 	grep -oE '0x[0-9a-f]{4}' | sort)

@@ -71,7 +71,7 @@ copy_elf /usr/bin/perf /usr/bin/perf
 
 mkdir -p "$stage/lib/modules/qpi"
 # QPI_KO_DIR: modules built elsewhere, e.g. for a second kernel
-find "${QPI_KO_DIR:-$repo}" -maxdepth 1 -name '*.ko' -exec cp {} "$stage/lib/modules/qpi/" \;
+find "${QPI_KO_DIR:-$repo}/drivers" -name '*.ko' -exec cp {} "$stage/lib/modules/qpi/" \;
 
 # The stock driver goes to its own dir, not /lib/modules/$kver, so that
 # nothing can auto-load it.  load-order lists dependencies first.

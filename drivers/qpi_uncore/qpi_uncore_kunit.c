@@ -11,7 +11,7 @@
 /* The code under test, built into this module on its own. */
 #include "qpi_uncore_logic.c"
 #include "qpi_uncore_desc.c"
-#include "qpisim_model.c"
+#include "../qpisim/qpisim_model.c"
 
 static void qpiu_kunit_assign(struct kunit *test)
 {
