@@ -25,8 +25,19 @@ struct qpisim {
 	struct dentry *debugfs;
 };
 
+/*
+ * The files, each using only the ones listed after it: main (module init,
+ * buses), debugfs (the test interface), bus (config cycles, hot removal),
+ * then the pure model: traffic, model, platform.
+ */
+
+/* qpisim_debugfs.c */
 int qpisim_debugfs_init(struct qpisim *qs);
 void qpisim_debugfs_exit(struct qpisim *qs);
+
+/* qpisim_bus.c */
+extern struct qpisim *qpisim;
+extern struct pci_ops qpisim_pci_ops;
 int qpisim_set_present(struct qpisim *qs, struct qsim_fn *fn, bool present);
 void qpisim_stamp_overflows(struct qsim *model);
 
