@@ -114,7 +114,35 @@ struct qpiu_pmu {
 	unsigned int nr_event_attrs;
 };
 
-/* qpi_uncore_box.c: the hardware side of a box */
+static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
+{
+	return container_of(pmu, struct qpiu_pmu, pmu);
+}
+
+/*
+ * The files, each using only the ones listed after it:
+ *   main      module init/exit, PCI probe/remove
+ *   registry  PMUs and boxes: creation, removal, readers, mask/match
+ *   sysfs     format/, events/, cpumask, link_speed
+ *   event     perf callbacks, the box timer, sampling checks
+ *   sample    handing perf a sample
+ *   sched     counter assignment and group validation
+ *   counter   one counter: fold, arm, start, stop
+ *   reject    the rate-limited refusal message
+ *   topology  sockets and reader CPUs (tells the registry through a callback)
+ *   box       a box's registers as operations, and its lifetime
+ *   sbox, sbox_hw   the Xeon 7500 S-Box
+ *   cfg       every config space and MSR access
+ *   logic, desc, platform   pure rules and tables
+ */
+
+/* qpi_uncore_cfg.c */
+int qpiu_cfg_read(struct pci_dev *pdev, unsigned int off, u32 *val);
+void qpiu_cfg_write(struct pci_dev *pdev, unsigned int off, u32 val);
+u8 qpiu_cfg_qpi_rate(struct pci_dev *pdev);
+extern const struct qpiu_msr_ops qpiu_msr_ops;
+
+/* qpi_uncore_box.c */
 int qpiu_box_rd(struct qpiu_box *box, unsigned int off, u32 *val);
 void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val);
 void qpiu_box_init_hw(struct qpiu_box *box);
@@ -129,13 +157,49 @@ void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
 void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val);
 u32 qpiu_box_read_status(struct qpiu_box *box);
 void qpiu_box_clear_status(struct qpiu_box *box, u32 bits);
+void qpiu_box_put(struct qpiu_box *box);
 
-/* qpi_uncore_sample.c: handing perf a sample */
+/* qpi_uncore_topology.c */
+typedef void (*qpiu_reader_changed_fn)(unsigned int socket, int old_cpu,
+				       int new_cpu);
+extern struct mutex qpiu_mutex;
+int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat);
+int qpiu_socket_reader(unsigned int socket);
+unsigned int qpiu_cpu_socket(unsigned int cpu);
+int qpiu_hotplug_init(qpiu_reader_changed_fn reader_changed);
+void qpiu_hotplug_exit(void);
+
+/* qpi_uncore_reject.c */
+__printf(3, 4) int qpiu_reject(const struct qpiu_pmu *qpmu, int err,
+			       const char *fmt, ...);
+
+/* qpi_uncore_counter.c */
+void qpiu_event_update(struct qpiu_box *box, struct perf_event *event);
+u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event);
+void qpiu_event_start_locked(struct qpiu_box *box, struct perf_event *event);
+void qpiu_event_stop_locked(struct qpiu_box *box, struct perf_event *event,
+			    int flags);
+
+/* qpi_uncore_sched.c */
+bool qpiu_event_filtered(const struct qpiu_box *box,
+			 const struct perf_event *event);
+int qpiu_box_place(struct qpiu_box *box, struct perf_event *event);
+int qpiu_validate_group(const struct qpiu_pmu *qpmu, struct perf_event *event);
+
+/* qpi_uncore_sample.c */
 extern const char *const qpiu_sample_route;
 unsigned int qpiu_sample_emit(struct perf_event *event, u64 count, u64 period,
 			      u64 n);
 
-/* qpi_uncore_pmu.c: perf side */
+/* qpi_uncore_event.c */
+void qpiu_pmu_set_callbacks(struct pmu *pmu);
+enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer);
+
+/* qpi_uncore_sysfs.c */
+int qpiu_sysfs_init(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind);
+void qpiu_sysfs_free(struct qpiu_pmu *qpmu);
+
+/* qpi_uncore_registry.c */
 struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 			      enum qpiu_box_kind kind, unsigned int idx);
 struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
@@ -148,17 +212,9 @@ int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
 		    struct pci_dev *mm);
 void qpiu_pmus_destroy(void);
 const char *qpiu_pmus_platform_name(void);
-extern struct mutex qpiu_mutex;
 
 /* qpi_uncore_sbox.c: the Xeon 7500 S-Box PMUs */
 int qpiu_sbox_probe(void);
 void qpiu_sbox_remove(void);
-
-/* qpi_uncore_topology.c: sockets and their reader CPUs */
-int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat);
-int qpiu_socket_reader(unsigned int socket);
-unsigned int qpiu_cpu_socket(unsigned int cpu);
-int qpiu_hotplug_init(void);
-void qpiu_hotplug_exit(void);
 
 #endif /* _QPI_UNCORE_H */

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpi_uncore box code: every hardware access of a box goes through here:
- * config space of the QPI and R3QPI PMON functions, MSRs of the Xeon 7500
- * S-Box (through qpi_uncore_sbox_hw.c).  Callers hold box->lock; once the
- * box has been removed or stopped answering like hardware (box->dead),
- * nothing is written and reads fail.
+ * qpi_uncore box code: the registers of a box as operations (reset, freeze,
+ * start, stop, read, filter, status), over qpi_uncore_cfg.c for the QPI and
+ * R3QPI functions and qpi_uncore_sbox_hw.c for the Xeon 7500 S-Box, and the
+ * box's lifetime.  Callers hold box->lock; once the box has been removed or
+ * stopped answering like hardware (box->dead), nothing is written and reads
+ * fail.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,13 +15,13 @@ int qpiu_box_rd(struct qpiu_box *box, unsigned int off, u32 *val)
 {
 	if (!box->pdev || box->dead)
 		return -ENODEV;
-	return pcibios_err_to_errno(pci_read_config_dword(box->pdev, off, val));
+	return qpiu_cfg_read(box->pdev, off, val);
 }
 
 void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val)
 {
 	if (box->pdev && !box->dead)
-		pci_write_config_dword(box->pdev, off, val);
+		qpiu_cfg_write(box->pdev, off, val);
 }
 
 /*
@@ -146,10 +147,10 @@ void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask)
 		qpiu_msr_result(box, qpiu_sbox_set_filter(&box->sbox, match,
 							  mask));
 	} else {
-		pci_write_config_dword(box->mm, QPI_MM_MATCH0, (u32)match);
-		pci_write_config_dword(box->mm, QPI_MM_MATCH1, match >> 32);
-		pci_write_config_dword(box->mm, QPI_MM_MASK0, (u32)mask);
-		pci_write_config_dword(box->mm, QPI_MM_MASK1, mask >> 32);
+		qpiu_cfg_write(box->mm, QPI_MM_MATCH0, (u32)match);
+		qpiu_cfg_write(box->mm, QPI_MM_MATCH1, match >> 32);
+		qpiu_cfg_write(box->mm, QPI_MM_MASK0, (u32)mask);
+		qpiu_cfg_write(box->mm, QPI_MM_MASK1, mask >> 32);
 	}
 	box->filter_hw[0] = match;
 	box->filter_hw[1] = mask;
@@ -193,4 +194,17 @@ void qpiu_box_fault(struct qpiu_box *box, int err, const char *what)
 	       box->pmu->name, box->socket,
 	       box->msr ? "S-Box" :
 	       box->pdev ? pci_name(box->pdev) : "(removed)", what, err);
+}
+
+static void qpiu_box_release(struct kref *ref)
+{
+	struct qpiu_box *box = container_of(ref, struct qpiu_box, ref);
+
+	kfree_rcu(box, rcu);
+}
+
+/* Boxes are freed after an RCU grace period: event_init looks them up. */
+void qpiu_box_put(struct qpiu_box *box)
+{
+	kref_put(&box->ref, qpiu_box_release);
 }

@@ -14,6 +14,15 @@
 
 #include "qpi_uncore.h"
 
+/*
+ * Serialises PMU registration, boxes coming and going, and reader changes;
+ * perf callbacks never take it.
+ */
+DEFINE_MUTEX(qpiu_mutex);
+
+/* Told, under qpiu_mutex, when a socket's reader changes (the registry). */
+static qpiu_reader_changed_fn qpiu_reader_changed;
+
 /* Reader CPU of each socket, -1 when it has no online CPU; qpiu_mutex. */
 static int qpiu_readers[QPIU_MAX_SOCKETS] = {
 	[0 ... QPIU_MAX_SOCKETS - 1] = -1
@@ -52,8 +61,8 @@ static int qpiu_ubox_socket(struct pci_bus *bus,
 		pci_dev_put(ubox);
 		return -ENODEV;
 	}
-	err = pci_read_config_dword(ubox, UBOX_CPUNODEID, nodeid) ||
-	      pci_read_config_dword(ubox, UBOX_GIDNIDMAP, map);
+	err = qpiu_cfg_read(ubox, UBOX_CPUNODEID, nodeid) ||
+	      qpiu_cfg_read(ubox, UBOX_GIDNIDMAP, map);
 	pci_dev_put(ubox);
 	/* Reserved bits set: the function is not answering. */
 	if (err || (*nodeid & ~UBOX_CPUNODEID_MASK) ||
@@ -132,7 +141,7 @@ static int qpiu_cpu_online(unsigned int cpu)
 	mutex_lock(&qpiu_mutex);
 	if (qpiu_readers[socket] < 0) {
 		qpiu_readers[socket] = cpu;
-		qpiu_pmus_set_reader(socket, -1, cpu);
+		qpiu_reader_changed(socket, -1, cpu);
 	}
 	mutex_unlock(&qpiu_mutex);
 	return 0;
@@ -155,16 +164,17 @@ static int qpiu_cpu_offline(unsigned int cpu)
 	if (qpiu_readers[socket] == (int)cpu) {
 		target = cpumask_any_but(topology_core_cpumask(cpu), cpu);
 		qpiu_readers[socket] = target < nr_cpu_ids ? (int)target : -1;
-		qpiu_pmus_set_reader(socket, cpu, qpiu_readers[socket]);
+		qpiu_reader_changed(socket, cpu, qpiu_readers[socket]);
 	}
 	mutex_unlock(&qpiu_mutex);
 	return 0;
 }
 
-int qpiu_hotplug_init(void)
+int qpiu_hotplug_init(qpiu_reader_changed_fn reader_changed)
 {
 	int ret;
 
+	qpiu_reader_changed = reader_changed;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/qpi_uncore:online",
 				qpiu_cpu_online, qpiu_cpu_offline);
 	if (ret < 0)

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every register access of the driver: PCI config space (the PMON, mask/
+ * match, port function 0 and UBox functions) and the S-Box MSRs.  Nothing
+ * else in the driver touches hardware, so one grep of this file's callers
+ * shows every register the driver reads or writes.
+ */
+#include <asm/msr.h>
+
+#include "qpi_uncore.h"
+
+int qpiu_cfg_read(struct pci_dev *pdev, unsigned int off, u32 *val)
+{
+	return pcibios_err_to_errno(pci_read_config_dword(pdev, off, val));
+}
+
+void qpiu_cfg_write(struct pci_dev *pdev, unsigned int off, u32 val)
+{
+	pci_write_config_dword(pdev, off, val);
+}
+
+/* QPI_RATE_STATUS lives on function 0 of the port's slot (not ours). */
+u8 qpiu_cfg_qpi_rate(struct pci_dev *pdev)
+{
+	struct pci_dev *fn0;
+	u32 val = 0;
+
+	fn0 = pci_get_slot(pdev->bus, PCI_DEVFN(PCI_SLOT(pdev->devfn), 0));
+	if (fn0 && fn0->vendor == PCI_VENDOR_ID_INTEL &&
+	    !qpiu_cfg_read(fn0, QPI_RATE_STATUS, &val) && val != ~0U)
+		val &= QPI_RATE_STATUS_CODE;
+	else
+		val = 0;
+	pci_dev_put(fn0);
+	return val;
+}
+
+/*
+ * S-Box MSRs belong to the socket: from process context they are accessed
+ * on the socket's reader, in perf callbacks (interrupts off) on the CPU
+ * running them, which is the reader.
+ */
+static int qpiu_msr_rd(void *ctx, u32 msr, u64 *val)
+{
+	struct qpiu_box *box = ctx;
+
+	if (irqs_disabled())
+		return rdmsrl_safe(msr, val);
+	return rdmsrl_safe_on_cpu(box->cpu, msr, val);
+}
+
+static int qpiu_msr_wr(void *ctx, u32 msr, u64 val)
+{
+	struct qpiu_box *box = ctx;
+
+	if (irqs_disabled())
+		return wrmsrl_safe(msr, val);
+	return wrmsrl_safe_on_cpu(box->cpu, msr, val);
+}
+
+const struct qpiu_msr_ops qpiu_msr_ops = {
+	.rd = qpiu_msr_rd,
+	.wr = qpiu_msr_wr,
+};

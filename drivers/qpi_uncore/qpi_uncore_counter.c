@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One counter of a box: folding its count, arming a sampling period,
+ * starting and stopping it.  Callers hold box->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include "qpi_uncore.h"
+
+void qpiu_event_update(struct qpiu_box *box, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 now, prev, delta;
+	int ret;
+
+	if (hwc->idx < 0 || box->dead)
+		return;
+	ret = qpiu_box_read_counter(box, hwc->idx, &now);
+	if (ret) {
+		if (ret != -ENODEV)
+			qpiu_box_fault(box, ret, ret == -EIO ?
+				       "reads bits no counter has (all ones?)" :
+				       "counter moves faster than hardware can");
+		return;
+	}
+	prev = local64_xchg(&hwc->prev_count, now);
+	delta = qpiu_delta(prev, now, box->pmu->desc->width);
+	local64_add(delta, &event->count);
+	if (is_sampling_event(event))
+		local64_sub(delta, &hwc->period_left);
+}
+
+/*
+ * Sampling: the counter starts at 2^width - left, so it carries out of its
+ * top bit on the event that completes the period, as the guides describe.
+ * hw.period_left counts the events left, as on x86, so perf's frequency
+ * code (which resets it to 0 and reloads) works unchanged.
+ */
+u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 max = BIT_ULL(box->pmu->desc->width) - 1;
+	s64 period = min_t(u64, hwc->sample_period, max);
+	s64 left = local64_read(&hwc->period_left);
+
+	if (left <= -period) {
+		left = period;
+		hwc->last_period = period;
+	} else if (left <= 0) {
+		left += period;
+		hwc->last_period = period;
+	}
+	left = min(left, max);
+	local64_set(&hwc->period_left, left);
+	return (max + 1 - left) & max;
+}
+
+void qpiu_event_start_locked(struct qpiu_box *box, struct perf_event *event)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	u64 start;
+
+	if (!(hwc->state & PERF_HES_STOPPED))
+		return;
+	if (is_sampling_event(event)) {
+		start = qpiu_event_arm(box, event);
+		local64_set(&hwc->prev_count, start);
+		qpiu_box_start_counter_at(box, hwc->idx, hwc->config, start);
+	} else {
+		local64_set(&hwc->prev_count, 0);
+		qpiu_box_enable_counter(box, hwc->idx, hwc->config);
+	}
+	hwc->state = 0;
+}
+
+void qpiu_event_stop_locked(struct qpiu_box *box, struct perf_event *event,
+			    int flags)
+{
+	struct hw_perf_event *hwc = &event->hw;
+
+	if (!(hwc->state & PERF_HES_STOPPED)) {
+		qpiu_box_disable_counter(box, hwc->idx, hwc->config);
+		hwc->state |= PERF_HES_STOPPED;
+	}
+	if ((flags & PERF_EF_UPDATE) && !(hwc->state & PERF_HES_UPTODATE)) {
+		qpiu_event_update(box, event);
+		hwc->state |= PERF_HES_UPTODATE;
+	}
+}

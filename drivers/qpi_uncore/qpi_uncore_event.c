@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The perf side of an event: event_init, add/del/start/stop/read, the
+ * box timer that folds counts and takes overflow samples, and the
+ * pmu_enable/pmu_disable freeze.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "qpi_uncore.h"
+
+/*
+ * Overflows are looked for from the box timer, so a sample is taken at most
+ * this long after the counter carried out of its top bit.
+ */
+#define QPIU_POLL_US_MIN	100
+#define QPIU_POLL_US_MAX	100000
+static unsigned int qpiu_poll_us = 1000;
+
+static int qpiu_poll_us_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int us;
+	int ret;
+
+	ret = kstrtouint(val, 0, &us);
+	if (ret)
+		return ret;
+	if (us < QPIU_POLL_US_MIN || us > QPIU_POLL_US_MAX) {
+		pr_err("sample_poll_us=%u: must be %u..%u\n", us,
+		       QPIU_POLL_US_MIN, QPIU_POLL_US_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(qpiu_poll_us, us);
+	return 0;
+}
+
+static const struct kernel_param_ops qpiu_poll_us_ops = {
+	.set = qpiu_poll_us_set,
+	.get = param_get_uint,
+};
+module_param_cb(sample_poll_us, &qpiu_poll_us_ops, &qpiu_poll_us, 0644);
+MODULE_PARM_DESC(sample_poll_us,
+		 "Sampling: how often (us, 100..100000) each box is checked for overflows; the longest delay from overflow to sample");
+
+static bool qpiu_use_ov_en = true;
+module_param_named(ov_en, qpiu_use_ov_en, bool, 0444);
+MODULE_PARM_DESC(ov_en,
+		 "Sampling: set ov_en on counters that have it, so BOX_STATUS and the UBox see each overflow (default on)");
+
+static u64 qpiu_box_interval(const struct qpiu_box *box)
+{
+	u64 poll = (u64)READ_ONCE(qpiu_poll_us) * NSEC_PER_USEC;
+
+	return box->n_sampling ? min(box->fold_ns, poll) : box->fold_ns;
+}
+
+/* A sampling event that completed @n periods of @period events. */
+struct qpiu_due {
+	struct perf_event *event;
+	u64 count;
+	u64 period;
+	u64 n;
+};
+
+static bool qpiu_running(const struct perf_event *event)
+{
+	return event && !(event->hw.state & PERF_HES_STOPPED);
+}
+
+/*
+ * Look for sampling events that completed a period.  When one has, freeze
+ * the box and bring every count up to date, so that all the values the
+ * samples carry (group members' included) are of one instant; the box stays
+ * frozen until qpiu_box_rearm().  Returns the number of entries in @due.
+ */
+static unsigned int qpiu_box_collect(struct qpiu_box *box,
+				     struct qpiu_due *due)
+{
+	const struct qpiu_box_desc *desc = box->pmu->desc;
+	unsigned int i, nr = 0;
+	u32 status = 0, armed = 0, over = 0;
+	bool any = false;
+
+	for (i = 0; i < desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+
+		if (!qpiu_running(event) || !is_sampling_event(event))
+			continue;
+		qpiu_event_update(box, event);
+		any |= local64_read(&event->hw.period_left) <= 0;
+	}
+	if (!any || box->dead)
+		return 0;
+
+	qpiu_box_freeze(box, true);
+	for (i = 0; i < desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+
+		if (qpiu_running(event))
+			qpiu_event_update(box, event);
+		if (qpiu_running(event) && (event->hw.config & UNC_CTL_OV_EN))
+			armed |= BIT(i);
+	}
+	if (armed)
+		status = qpiu_box_read_status(box);
+
+	for (i = 0; i < desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+		struct hw_perf_event *hwc;
+		s64 left;
+		u64 period;
+
+		if (!qpiu_running(event) || !is_sampling_event(event))
+			continue;
+		hwc = &event->hw;
+		left = local64_read(&hwc->period_left);
+		if (left > 0)
+			continue;
+		over |= BIT(i);
+		/* perf writes a sample on the event's own CPU only */
+		if (event->oncpu != smp_processor_id())
+			continue;
+		/*
+		 * n whole periods of the one armed; what came after the last
+		 * of them starts the next period, as on x86, where
+		 * period_left <= 0 means "overflowed by that much".
+		 */
+		period = hwc->last_period;
+		due[nr].event = event;
+		due[nr].count = local64_read(&event->count);
+		due[nr].period = period;
+		due[nr].n = 1 + (u64)-left / period;
+		local64_set(&hwc->period_left, -(s64)((u64)-left % period));
+		nr++;
+	}
+
+	/*
+	 * The counter is the record; BOX_STATUS must agree with it.  A box
+	 * that disagrees is not behaving as the guide says: say so once.
+	 */
+	if ((status ^ over) & armed && !box->warned_status) {
+		box->warned_status = true;
+		pr_warn("%s: socket %u: BOX_STATUS 0x%x, but counters 0x%x completed their period\n",
+			box->pmu->name, box->socket, status & armed,
+			over & armed);
+	}
+	qpiu_box_clear_status(box, status & armed);
+	return nr;
+}
+
+/* Start the next periods of the events in @due; unfreeze the box. */
+static void qpiu_box_rearm(struct qpiu_box *box, struct qpiu_due *due,
+			   unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct perf_event *event = due[i].event;
+		struct hw_perf_event *hwc = &event->hw;
+		u64 start;
+
+		/* perf may have stopped or moved it while sampling */
+		if (!qpiu_running(event) || hwc->idx < 0 ||
+		    box->events[hwc->idx] != event)
+			continue;
+		start = qpiu_event_arm(box, event);
+		local64_set(&hwc->prev_count, start);
+		qpiu_box_write_counter(box, hwc->idx, start);
+	}
+	qpiu_box_freeze(box, false);
+}
+
+static void qpiu_box_fold(struct qpiu_box *box)
+{
+	unsigned int i;
+
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++)
+		if (qpiu_running(box->events[i]))
+			qpiu_event_update(box, box->events[i]);
+}
+
+enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
+{
+	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
+	struct qpiu_due due[UNC_MAX_CTRS];
+	unsigned int nr = 0, i;
+	unsigned long flags;
+	u64 now = ktime_get_ns();
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	if (!box->n_active || box->dead) {
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+		return HRTIMER_NORESTART;
+	}
+	if (box->n_sampling) {
+		nr = qpiu_box_collect(box, due);
+		if (!nr)
+			qpiu_box_freeze(box, false);
+	}
+	if (now >= box->fold_next) {
+		qpiu_box_fold(box);
+		box->fold_next = now + box->fold_ns;
+	}
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+
+	if (nr) {
+		/* unlocked: perf reads group members through pmu->read() */
+		for (i = 0; i < nr; i++)
+			qpiu_sample_emit(due[i].event, due[i].count,
+					 due[i].period, due[i].n);
+		raw_spin_lock_irqsave(&box->lock, flags);
+		qpiu_box_rearm(box, due, nr);
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+	}
+	hrtimer_forward_now(hrtimer, ns_to_ktime(qpiu_box_interval(box)));
+	return HRTIMER_RESTART;
+}
+
+static int qpiu_event_add(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	struct hw_perf_event *hwc = &event->hw;
+	unsigned long irqflags;
+	int ret;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	/*
+	 * An event of a box that is gone, or whose filter went with its
+	 * mask/match function, stays scheduled with its count frozen: failing
+	 * here would block every event queued behind it, and counting
+	 * unfiltered would be wrong.
+	 */
+	if (box->dead || (qpiu_event_filtered(box, event) && !box->mm &&
+			  !box->msr &&
+			  (event->attr.config1 || event->attr.config2))) {
+		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+		hwc->idx = -1;
+		raw_spin_unlock_irqrestore(&box->lock, irqflags);
+		return 0;
+	}
+	ret = qpiu_box_place(box, event);
+	if (!ret) {
+		bool first = box->n_active++ == 0;
+
+		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+		if (flags & PERF_EF_START)
+			qpiu_event_start_locked(box, event);
+		if (first)
+			box->fold_next = ktime_get_ns() + box->fold_ns;
+		/* the first sampling event shortens the timer's interval */
+		if (is_sampling_event(event) && box->n_sampling++ == 0)
+			first = true;
+		if (first)
+			hrtimer_start(&box->hrtimer,
+				      ns_to_ktime(qpiu_box_interval(box)),
+				      HRTIMER_MODE_REL_PINNED_HARD);
+	}
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+	return ret;
+}
+
+static void qpiu_event_del(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	struct hw_perf_event *hwc = &event->hw;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
+	if (hwc->idx >= 0) {
+		box->events[hwc->idx] = NULL;
+		hwc->idx = -1;
+		if (qpiu_event_filtered(box, event))
+			box->filter_ref--;
+		if (is_sampling_event(event))
+			box->n_sampling--;
+		/* The fold timer stops itself if it is running elsewhere. */
+		if (--box->n_active == 0)
+			hrtimer_try_to_cancel(&box->hrtimer);
+	}
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+static void qpiu_event_start(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (event->hw.idx >= 0)
+		qpiu_event_start_locked(box, event);
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+static void qpiu_event_stop(struct perf_event *event, int flags)
+{
+	struct qpiu_box *box = event->pmu_private;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (event->hw.idx >= 0)
+		qpiu_event_stop_locked(box, event, flags);
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+static void qpiu_event_read(struct perf_event *event)
+{
+	struct qpiu_box *box = event->pmu_private;
+	unsigned long irqflags;
+
+	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (!(event->hw.state & PERF_HES_STOPPED))
+		qpiu_event_update(box, event);
+	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+}
+
+/*
+ * perf brackets group scheduling with pmu_disable/pmu_enable on the CPU
+ * doing it: freeze the box this CPU reads, so a group starts and stops at
+ * one instant.  Other CPUs of the socket must not touch it.
+ */
+static void qpiu_pmu_freeze(struct pmu *pmu, bool freeze)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(pmu);
+	unsigned int cpu = smp_processor_id();
+	unsigned int socket = qpiu_cpu_socket(cpu);
+	struct qpiu_box *box;
+	unsigned long flags;
+
+	if (socket >= QPIU_MAX_SOCKETS)
+		return;
+	rcu_read_lock();
+	box = rcu_dereference(qpmu->boxes[socket]);
+	if (box) {
+		raw_spin_lock_irqsave(&box->lock, flags);
+		if (box->cpu == cpu && (!freeze || box->n_active))
+			qpiu_box_freeze(box, freeze);
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+	}
+	rcu_read_unlock();
+}
+
+static void qpiu_pmu_enable(struct pmu *pmu)
+{
+	qpiu_pmu_freeze(pmu, false);
+}
+
+static void qpiu_pmu_disable(struct pmu *pmu)
+{
+	qpiu_pmu_freeze(pmu, true);
+}
+
+static void qpiu_event_destroy(struct perf_event *event)
+{
+	struct qpiu_box *box = event->pmu_private;
+
+	atomic_dec(&box->pmu->nr_events);
+	qpiu_box_put(box);
+}
+
+/*
+ * What a sample of an uncore counter can hold.  IP, TID and CGROUP are of
+ * whatever the reader CPU was running when the sample was taken.
+ */
+#define QPIU_SAMPLE_TYPES	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_READ | \
+				 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+				 PERF_SAMPLE_PERIOD | PERF_SAMPLE_STREAM_ID | \
+				 PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CGROUP)
+
+static const char *const qpiu_sample_bit_names[] = {
+	"IP", "TID", "TIME", "ADDR", "READ", "CALLCHAIN", "ID", "CPU",
+	"PERIOD", "STREAM_ID", "RAW", "BRANCH_STACK", "REGS_USER",
+	"STACK_USER", "WEIGHT", "DATA_SRC", "IDENTIFIER", "TRANSACTION",
+	"REGS_INTR", "PHYS_ADDR", "AUX", "CGROUP", "DATA_PAGE_SIZE",
+	"CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+};
+
+static int qpiu_check_sampling(const struct qpiu_pmu *qpmu,
+			       struct perf_event *event)
+{
+	const struct perf_event_attr *attr = &event->attr;
+	u64 bad = attr->sample_type & ~(u64)QPIU_SAMPLE_TYPES;
+	u64 max = BIT_ULL(qpmu->desc->width) - 1;
+
+	if (!qpiu_sample_route)
+		return qpiu_reject(qpmu, -EOPNOTSUPP,
+				   "sample_period/sample_freq: counting only; this kernel exports neither perf_event_overflow nor perf_tp_event to modules, so a module cannot deliver samples");
+	if (qpmu->desc->kind == QPIU_BOX_SBOX)
+		return qpiu_reject(qpmu, -EOPNOTSUPP,
+				   "sample_period/sample_freq: the S-Box PMUs count only");
+	if (bad) {
+		unsigned int bit = __ffs64(bad);
+
+		return qpiu_reject(qpmu, -EINVAL,
+				   "sample_type bit %u (PERF_SAMPLE_%s): an uncore counter has no such data; allowed: IP TID TIME READ ID CPU PERIOD STREAM_ID IDENTIFIER CGROUP",
+				   bit, bit < ARRAY_SIZE(qpiu_sample_bit_names) ?
+				   qpiu_sample_bit_names[bit] : "?");
+	}
+	/*
+	 * perf adjusts a frequency event's period from the time between its
+	 * samples and from the reader CPU's tick.  Uncore overflows arrive in
+	 * batches from the box timer, mostly while the reader CPU idles with
+	 * its tick stopped: the estimate would be wrong and stay wrong.
+	 */
+	if (attr->freq)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "sample_freq=%llu: frequency mode (perf record -F, perf's default) is not supported on uncore counters; give a fixed period: perf record -c N",
+				   attr->sample_freq);
+	if (attr->precise_ip)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "precise_ip=%u: uncore counters have no precise sampling; use 0",
+				   attr->precise_ip);
+	if (attr->sample_period > max)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "sample_period=%llu: at most %llu (2^%u-1, the counter width)",
+				   attr->sample_period, max, qpmu->desc->width);
+	return 0;
+}
+
+/* PERF_EVENT_IOC_PERIOD: the same rule as at open. */
+static int qpiu_check_period(struct perf_event *event, u64 value)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(event->pmu);
+	u64 max = BIT_ULL(qpmu->desc->width) - 1;
+
+	if (value > max)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "period %llu: at most %llu (2^%u-1, the counter width)",
+				   value, max, qpmu->desc->width);
+	return 0;
+}
+
+static int qpiu_event_init(struct perf_event *event)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(event->pmu);
+	struct perf_event_attr *attr = &event->attr;
+	char msg[QPIU_MSG_LEN];
+	unsigned int socket;
+	bool has_mm;
+	struct qpiu_box *box;
+	int ret;
+
+	if (attr->type != event->pmu->type)
+		return -ENOENT;
+
+	if (is_sampling_event(event)) {
+		ret = qpiu_check_sampling(qpmu, event);
+		if (ret)
+			return ret;
+	}
+	if (event->cpu < 0)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "cpu=-1: uncore events count per socket; open them system-wide (perf -a), not per task");
+	if (attr->exclude_user || attr->exclude_kernel || attr->exclude_hv ||
+	    attr->exclude_idle || attr->exclude_host || attr->exclude_guest)
+		return qpiu_reject(qpmu, -EINVAL,
+				   "exclude_*: uncore counters count at every privilege level and cannot exclude one");
+	if (!cpumask_test_cpu(event->cpu, &qpmu->cpumask))
+		return qpiu_reject(qpmu, -EINVAL,
+				   "cpu=%d: not in cpumask %*pbl; each socket is read from one CPU",
+				   event->cpu, cpumask_pr_args(&qpmu->cpumask));
+	ret = qpiu_check_config(qpmu->desc, attr->config, attr->config1,
+				attr->config2, msg, sizeof(msg));
+	if (ret)
+		return qpiu_reject(qpmu, ret, "%s", msg);
+
+	event->hw.config = qpiu_ctl_bits(qpmu->desc, attr->config);
+	if (is_sampling_event(event) && qpmu->desc->has_ov_en &&
+	    qpiu_use_ov_en)
+		event->hw.config |= UNC_CTL_OV_EN;
+	event->hw.idx = -1;
+	ret = qpiu_validate_group(qpmu, event);
+	if (ret)
+		return ret;
+
+	/*
+	 * No driver mutex here: perf may hold context mutexes around
+	 * event_init, and qpiu_mutex is held around perf_pmu_register().
+	 * Boxes are freed after an RCU grace period.
+	 */
+	socket = qpiu_cpu_socket(event->cpu);
+	/*
+	 * Counted before the box is looked up, so that qpiu_pmu_remove_box()
+	 * either sees this event or this lookup sees no box (both sides
+	 * order their store before their load).
+	 */
+	atomic_inc(&qpmu->nr_events);
+	/* pairs with smp_mb() in qpiu_pmu_retire_if_unused() */
+	smp_mb__after_atomic();
+	rcu_read_lock();
+	box = socket < QPIU_MAX_SOCKETS ?
+	      rcu_dereference(qpmu->boxes[socket]) : NULL;
+	if (box && (READ_ONCE(box->dead) || !kref_get_unless_zero(&box->ref)))
+		box = NULL;
+	has_mm = box && (READ_ONCE(box->mm) || box->msr);
+	rcu_read_unlock();
+	if (!box) {
+		atomic_dec(&qpmu->nr_events);
+		return qpiu_reject(qpmu, -ENODEV,
+				   "socket %u: the box is gone (removed or failed)",
+				   socket);
+	}
+	if (!has_mm && (attr->config1 || attr->config2)) {
+		qpiu_box_put(box);
+		atomic_dec(&qpmu->nr_events);
+		return qpiu_reject(qpmu, -ENODEV,
+				   "config1/config2: socket %u has no mask/match function for port %u, so cto_count cannot be filtered there",
+				   socket, qpmu->idx);
+	}
+
+	event->pmu_private = box;
+	event->destroy = qpiu_event_destroy;
+	return 0;
+}
+
+void qpiu_pmu_set_callbacks(struct pmu *pmu)
+{
+	pmu->event_init = qpiu_event_init;
+	pmu->add = qpiu_event_add;
+	pmu->del = qpiu_event_del;
+	pmu->start = qpiu_event_start;
+	pmu->stop = qpiu_event_stop;
+	pmu->read = qpiu_event_read;
+	pmu->pmu_enable = qpiu_pmu_enable;
+	pmu->pmu_disable = qpiu_pmu_disable;
+	pmu->check_period = qpiu_check_period;
+}
