@@ -8,7 +8,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-out=${QPI_DEBUG_KERNEL_DIR:-$repo/.vm/kernel-debug}
+# Outside the tree: "make clean" (kbuild with M=) deletes every object file
+# under the repository, a half-built kernel included.
+out=${QPI_DEBUG_KERNEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/qpi_uncore/kernel-debug}
 tarball=$(ls /usr/src/linux-source-6.1.tar.xz 2>/dev/null || true)
 [[ -n $tarball ]] || { echo "build.sh: install linux-source-6.1" >&2; exit 1; }
 
