@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # qpistat against injected traffic: exact counts and the metric formulas in
-# JSON, OpenMetrics and table output, link speed from QPI_RATE_STATUS,
+# JSON, Prometheus text and table output, link speed from QPI_RATE_STATUS,
 # interval mode, and the messages for missing PMUs and missing permission.
 . "$(dirname "$0")/lib.sh"
 
@@ -43,19 +43,29 @@ echo "$out" | awk '{
 	fail "rx bandwidth of port 0 is not 64000 B / interval"
 t_end
 
-t_begin "openmetrics_exposition"
+t_begin "prometheus_text_exposition"
 out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
-for want in '# TYPE qpi_rx_bytes counter' \
+for want in '# HELP qpi_rx_bytes_total Data bytes received on the QPI port (data flits x 8).' \
+	'# TYPE qpi_rx_bytes_total counter' \
+	'# TYPE qpi_rx_utilization_ratio gauge' \
 	'qpi_rx_bytes_total{socket="0",port="0"} 64000' \
 	'qpi_tx_bytes_total{socket="1",port="0"} 64000' \
 	'qpi_rx_flits_total{socket="0",port="0"} 9500' \
 	'qpi_clockticks_total{socket="1",port="0"} 4500' \
-	'qpi_rx_utilization{socket="0",port="0"} 1.000000' \
-	'qpi_link_speed_gts{socket="1",port="1"} 9.600000' \
-	'r3qpi_vna_credit_rejects_total{socket="0",link="0"} 50'; do
+	'qpi_rx_utilization_ratio{socket="0",port="0"} 1.000000' \
+	'qpi_rx_protocol_overhead_ratio{socket="0",port="0"} 0.157895' \
+	'qpi_link_speed_transfers_per_second{socket="1",port="1"} 9600000000' \
+	'r3qpi_clockticks_total{socket="0",link="0"} 1020' \
+	'r3qpi_vna_credit_rejects_total{socket="0",link="0"} 50' \
+	'r3qpi_vn0_credit_rejects_total{socket="0",link="0"} 20'; do
 	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
 done
-expect_eq "last line" "$(echo "$out" | tail -n 1)" "# EOF"
+# classic format: HELP and TYPE under the name the samples carry, no EOF
+bad=$(echo "$out" | awk '/^# TYPE / { t[$3] = 1; next } /^# HELP / { h[$3] = 1; next }
+	{ n = $0; sub(/[{ ].*/, "", n); if (!t[n] || !h[n]) print n }' | sort -u)
+expect_eq "samples without HELP or TYPE" "$bad" ""
+expect_num "families" "$(echo "$out" | grep -c '^# TYPE ')" 10
+echo "$out" | grep -q '^# EOF' && fail "an OpenMetrics EOF in the text format"
 t_end
 
 t_begin "table_and_link_speed"
@@ -69,7 +79,7 @@ t_end
 
 t_begin "interval_mode"
 expect_num "three JSON intervals" "$("$QPISTAT" --json -I 50 -c 3 | grep -c '^{"time"')" 3
-expect_num "two expositions" "$("$QPISTAT" --prometheus -I 50 -c 2 | grep -c '^# EOF$')" 2
+expect_num "two expositions" "$("$QPISTAT" --prometheus -I 50 -c 2 | grep -c '^# TYPE qpi_clockticks_total counter$')" 2
 t_end
 
 t_begin "clear_messages"

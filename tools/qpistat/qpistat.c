@@ -4,6 +4,7 @@
  * every socket and link, from the uncore_qpi_* and uncore_r3qpi_* perf PMUs.
  *
  *   qpistat [-I ms] [-c count] [--json | --prometheus] [-- command ...]
+ *   qpistat --listen [ADDR:]PORT
  *
  * Every direction of a link is measured where it is received: port P of
  * socket S counts the flits arriving there.  See Documentation/qpistat.rst
@@ -16,16 +17,24 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netdb.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "http.h"
 
 #define PMU_DIR		"/sys/bus/event_source/devices"
 #define MAX_SOCKETS	64
@@ -206,21 +215,29 @@ static void read_speeds(void)
 	}
 }
 
-static void read_all(void)
+/* One read of every group: 0, or -1 with errno set. */
+static int try_read_all(void)
 {
 	int i, j;
 
 	for (i = 0; i < nr_boxes; i++) {
 		uint64_t buf[1 + MAX_EVENTS];
 
-		if (read(boxes[i].fd[0], buf, sizeof(buf)) < 0) {
-			fprintf(stderr, "qpistat: read: %s\n", strerror(errno));
-			exit(1);
-		}
+		if (read(boxes[i].fd[0], buf, sizeof(buf)) < 0)
+			return -1;
 		for (j = 0; j < boxes[i].nr && j < (int)buf[0]; j++) {
 			boxes[i].prev[j] = boxes[i].val[j];
 			boxes[i].val[j] = buf[1 + j];
 		}
+	}
+	return 0;
+}
+
+static void read_all(void)
+{
+	if (try_read_all()) {
+		fprintf(stderr, "qpistat: read: %s\n", strerror(errno));
+		exit(1);
 	}
 }
 
@@ -370,65 +387,450 @@ static void print_json(double t, double dt, bool cum)
 	fflush(stdout);
 }
 
-/* OpenMetrics text: cumulative counters, and gauges over the interval. */
-static void print_prom(double dt)
+/* A growing text buffer; @oom once an allocation failed. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void __attribute__((format(printf, 2, 3)))
+sb_printf(struct sbuf *sb, const char *fmt, ...)
 {
-	static const struct {
-		const char *name, *type, *help;
-	} m[] = {
-		{ "qpi_clockticks", "counter", "QPI link layer clock cycles." },
-		{ "qpi_rx_bytes", "counter", "Data bytes received over the QPI port (data flits x 8)." },
-		{ "qpi_tx_bytes", "counter", "Data bytes sent over the QPI port (data flits x 8)." },
-		{ "qpi_rx_flits", "counter", "Data and non-data flits received over the QPI port." },
-		{ "qpi_rx_utilization", "gauge", "Received flits per link capacity (2 per cycle) over the last interval." },
-		{ "qpi_rx_protocol_overhead", "gauge", "Share of received flits that carry no data, over the last interval." },
-		{ "qpi_link_speed_gts", "gauge", "QPI link speed in GT/s." },
-		{ "r3qpi_vna_credit_rejects", "counter", "R3QPI failed VNA credit acquisitions, all message classes." },
-		{ "r3qpi_vn0_credit_rejects", "counter", "R3QPI failed VN0 credit acquisitions, all message classes." },
-	};
+	va_list ap;
+	int n;
+
+	if (sb->oom)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(sb->p + sb->len, sb->cap - sb->len, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			sb->oom = true;
+			return;
+		}
+		if (sb->len + n < sb->cap)
+			break;
+		sb->cap = (sb->len + n + 1) * 2;
+		sb->p = realloc(sb->p, sb->cap);
+		if (!sb->p) {
+			sb->oom = true;
+			return;
+		}
+	}
+	sb->len += n;
+}
+
+enum {
+	M_CLK, M_RX_BYTES, M_TX_BYTES, M_RX_FLITS, M_UTIL, M_OVERHEAD,
+	M_SPEED, M_R3_CLK, M_VNA, M_VN0,
+};
+
+/*
+ * The metric families.  @name is what the samples carry; an OpenMetrics
+ * counter family is named without its "_total".
+ */
+static const struct family {
+	const char *name, *type, *unit, *help;
+	int kind, what;
+} families[] = {
+	{ "qpi_clockticks_total", "counter", NULL,
+	  "QPI link layer clock cycles of the port.", QPI, M_CLK },
+	{ "qpi_rx_bytes_total", "counter", "bytes",
+	  "Data bytes received on the QPI port (data flits x 8).", QPI, M_RX_BYTES },
+	{ "qpi_tx_bytes_total", "counter", "bytes",
+	  "Data bytes sent from the QPI port (data flits x 8).", QPI, M_TX_BYTES },
+	{ "qpi_rx_flits_total", "counter", NULL,
+	  "Data and non-data flits received on the QPI port.", QPI, M_RX_FLITS },
+	{ "qpi_rx_utilization_ratio", "gauge", "ratio",
+	  "Received flits per link capacity (2 flits a cycle), 0-1, since the previous read.", QPI, M_UTIL },
+	{ "qpi_rx_protocol_overhead_ratio", "gauge", "ratio",
+	  "Share of received flits that carry no data, 0-1, since the previous read.", QPI, M_OVERHEAD },
+	{ "qpi_link_speed_transfers_per_second", "gauge", NULL,
+	  "QPI link speed from QPI_RATE_STATUS, transfers per second (0: unknown).", QPI, M_SPEED },
+	{ "r3qpi_clockticks_total", "counter", NULL,
+	  "R3QPI clock cycles of the link.", R3QPI, M_R3_CLK },
+	{ "r3qpi_vna_credit_rejects_total", "counter", NULL,
+	  "R3QPI failed VNA credit acquisitions, all message classes.", R3QPI, M_VNA },
+	{ "r3qpi_vn0_credit_rejects_total", "counter", NULL,
+	  "R3QPI failed VN0 credit acquisitions, all message classes.", R3QPI, M_VN0 },
+};
+
+static bool family_has(const struct family *f, const struct box *b)
+{
+	if (f->kind != b->kind)
+		return false;
+	/* credit rejects only where the platform has the events */
+	return f->kind == QPI || f->what == M_R3_CLK || b->nr == 3;
+}
+
+static void sample(struct sbuf *sb, const struct family *f,
+		   const struct box *b, double dt)
+{
+	struct qpi_metrics q = { }, qd = { };
+
+	sb_printf(sb, "%s{socket=\"%d\",%s=\"%d\"} ", f->name, b->socket,
+		  b->kind == QPI ? "port" : "link", b->idx);
+	if (b->kind == QPI) {
+		qpi_metrics(b, dt, true, &q);
+		qpi_metrics(b, dt, false, &qd);
+	}
+	switch (f->what) {
+	case M_CLK: sb_printf(sb, "%" PRIu64 "\n", q.clk); break;
+	case M_RX_BYTES: sb_printf(sb, "%" PRIu64 "\n", q.rx_data * DATA_BYTES); break;
+	case M_TX_BYTES: sb_printf(sb, "%" PRIu64 "\n", q.tx_data * DATA_BYTES); break;
+	case M_RX_FLITS: sb_printf(sb, "%" PRIu64 "\n", q.rx_data + q.rx_nondata); break;
+	case M_UTIL: sb_printf(sb, "%.6f\n", qd.rx_util); break;
+	case M_OVERHEAD: sb_printf(sb, "%.6f\n", qd.rx_overhead); break;
+	/* GT/s have one decimal: print the exact integer */
+	case M_SPEED: sb_printf(sb, "%lld\n", llround(b->speed * 10) * 100000000LL); break;
+	case M_R3_CLK: sb_printf(sb, "%" PRIu64 "\n", b->val[0]); break;
+	case M_VNA: sb_printf(sb, "%" PRIu64 "\n", b->val[1]); break;
+	case M_VN0: sb_printf(sb, "%" PRIu64 "\n", b->val[2]); break;
+	}
+}
+
+/*
+ * The Prometheus text exposition (format 0.0.4), or with @openmetrics
+ * OpenMetrics 1.0.0: cumulative counters, and gauges over the last @dt
+ * seconds.
+ */
+static void exposition(struct sbuf *sb, double dt, bool openmetrics)
+{
 	unsigned int k;
 	int i;
 
-	for (k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
-		bool r3 = !strncmp(m[k].name, "r3qpi", 5);
+	for (k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
+		const struct family *f = &families[k];
+		size_t len = strlen(f->name);
+		bool any = false;
 
-		printf("# TYPE %s %s\n# HELP %s %s\n", m[k].name, m[k].type,
-		       m[k].name, m[k].help);
-		for (i = 0; i < nr_boxes; i++) {
-			const struct box *b = &boxes[i];
-			struct qpi_metrics q, qd;
-			char labels[64];
-			double v;
-
-			if (r3 != (b->kind == R3QPI) || (r3 && b->nr < 3))
-				continue;
-			snprintf(labels, sizeof(labels),
-				 "{socket=\"%d\",%s=\"%d\"}", b->socket,
-				 r3 ? "link" : "port", b->idx);
-			if (r3) {
-				printf("%s_total%s %" PRIu64 "\n", m[k].name, labels,
-				       b->val[strstr(m[k].name, "vna") ? 1 : 2]);
-				continue;
-			}
-			qpi_metrics(b, dt, true, &q);
-			qpi_metrics(b, dt, false, &qd);
-			switch (k) {
-			case 0: v = q.clk; break;
-			case 1: v = (double)q.rx_data * DATA_BYTES; break;
-			case 2: v = (double)q.tx_data * DATA_BYTES; break;
-			case 3: v = q.rx_data + q.rx_nondata; break;
-			case 4: v = qd.rx_util; break;
-			case 5: v = qd.rx_overhead; break;
-			default: v = b->speed; break;
-			}
-			if (!strcmp(m[k].type, "counter"))
-				printf("%s_total%s %.0f\n", m[k].name, labels, v);
-			else
-				printf("%s%s %.6f\n", m[k].name, labels, v);
+		for (i = 0; i < nr_boxes; i++)
+			any |= family_has(f, &boxes[i]);
+		if (!any)
+			continue;
+		if (openmetrics) {
+			if (!strcmp(f->type, "counter"))
+				len -= strlen("_total");
+			sb_printf(sb, "# TYPE %.*s %s\n", (int)len, f->name, f->type);
+			if (f->unit)
+				sb_printf(sb, "# UNIT %.*s %s\n", (int)len, f->name, f->unit);
+			sb_printf(sb, "# HELP %.*s %s\n", (int)len, f->name, f->help);
+		} else {
+			sb_printf(sb, "# HELP %s %s\n# TYPE %s %s\n", f->name,
+				  f->help, f->name, f->type);
 		}
+		for (i = 0; i < nr_boxes; i++)
+			if (family_has(f, &boxes[i]))
+				sample(sb, f, &boxes[i], dt);
 	}
-	printf("# EOF\n");
+	if (openmetrics)
+		sb_printf(sb, "# EOF\n");
+}
+
+static void print_prom(double dt)
+{
+	struct sbuf sb = { };
+
+	exposition(&sb, dt, false);
+	if (sb.oom) {
+		fprintf(stderr, "qpistat: out of memory\n");
+		exit(1);
+	}
+	fwrite(sb.p, 1, sb.len, stdout);
 	fflush(stdout);
+	free(sb.p);
+}
+
+/*
+ * Exporter mode: qpistat --listen ADDR:PORT serves GET /metrics.  One
+ * thread, non-blocking sockets and poll(): a scrape reads each group once
+ * and answers from memory, so scrapers never wait on each other for long.
+ * Every connection has a deadline, so a slow or silent client cannot keep
+ * a slot; at most MAX_CONNS are open, the rest wait in the listen backlog.
+ */
+#define MAX_CONNS	64
+#define CONN_TIMEOUT_MS	5000	/* from accept to the last byte sent */
+#define DRAIN_MS	1000	/* reading what the client still sends */
+
+enum conn_state { READING, WRITING, DRAINING };
+
+struct conn {
+	int fd;
+	enum conn_state state;
+	double deadline;
+	size_t len;
+	struct sbuf out;
+	size_t off;
+	char req[HTTP_MAX_REQUEST];
+};
+
+static struct conn *conns[MAX_CONNS];
+static int nr_conns;
+static double last_read;
+
+static void conn_close(int i)
+{
+	struct conn *c = conns[i];
+
+	close(c->fd);
+	free(c->out.p);
+	free(c);
+	conns[i] = conns[--nr_conns];
+}
+
+static void respond(struct conn *c, int status, const char *ctype,
+		    const char *extra, const char *body, size_t len, bool head)
+{
+	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+		  "Content-Length: %zu\r\n%sConnection: close\r\n\r\n",
+		  status, http_reason(status), ctype, len, extra ? extra : "");
+	if (!head)
+		sb_printf(&c->out, "%.*s", (int)len, body);
+	c->state = WRITING;
+	/* no data may follow: whatever the client sends is drained */
+}
+
+static void respond_text(struct conn *c, int status, const char *extra,
+			 const char *msg, bool head)
+{
+	char body[256];
+	int n = snprintf(body, sizeof(body), "%d %s: %s\n", status,
+			 http_reason(status), msg);
+
+	respond(c, status, "text/plain; charset=utf-8", extra, body, n, head);
+}
+
+static void handle_request(struct conn *c, size_t end)
+{
+	struct http_request req;
+	struct sbuf body = { };
+	double t;
+
+	http_parse(c->req, end, &req);
+	if (req.status) {
+		respond_text(c, req.status, req.status == 405 ?
+			     "Allow: GET, HEAD\r\n" : NULL, req.why, false);
+		return;
+	}
+	if (req.route == ROUTE_ROOT) {
+		respond_text(c, 200, NULL, "qpistat exporter, metrics at /metrics", req.head);
+		return;
+	}
+	t = now_s();
+	if (try_read_all()) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "reading the counters failed: %s",
+			 strerror(errno));
+		fprintf(stderr, "qpistat: %s\n", msg);
+		respond_text(c, 500, NULL, msg, req.head);
+		return;
+	}
+	exposition(&body, t - last_read, req.openmetrics);
+	last_read = t;
+	if (body.oom) {
+		respond_text(c, 500, NULL, "out of memory", req.head);
+	} else {
+		respond(c, 200, req.openmetrics ?
+			"application/openmetrics-text; version=1.0.0; charset=utf-8" :
+			"text/plain; version=0.0.4; charset=utf-8",
+			NULL, body.p, body.len, req.head);
+	}
+	free(body.p);
+}
+
+/* Returns false when the connection is done with. */
+static bool conn_io(struct conn *c)
+{
+	char scratch[4096];
+	ssize_t n;
+	size_t end;
+
+	switch (c->state) {
+	case READING:
+		n = read(c->fd, c->req + c->len, sizeof(c->req) - c->len);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		if (n <= 0)
+			return false;
+		c->len += n;
+		end = http_header_end(c->req, c->len);
+		if (end)
+			handle_request(c, end);
+		else if (c->len == sizeof(c->req))
+			respond_text(c, 400, NULL, "request header larger than 8192 bytes", false);
+		if (c->out.oom)
+			return false;
+		return true;
+	case WRITING:
+		n = send(c->fd, c->out.p + c->off, c->out.len - c->off, MSG_NOSIGNAL);
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		c->off += n;
+		if (c->off < c->out.len)
+			return true;
+		shutdown(c->fd, SHUT_WR);
+		c->state = DRAINING;
+		if (c->deadline > now_s() + DRAIN_MS / 1e3)
+			c->deadline = now_s() + DRAIN_MS / 1e3;
+		return true;
+	case DRAINING:
+		n = read(c->fd, scratch, sizeof(scratch));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		return n > 0;
+	}
+	return false;
+}
+
+/* ADDR:PORT, [ADDR]:PORT, :PORT or PORT; the address defaults to 127.0.0.1 */
+static int listen_on(const char *spec, char *where, size_t wlen)
+{
+	struct addrinfo hints = {
+		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+		.ai_socktype = SOCK_STREAM,
+	}, *res, *ai;
+	char host[256] = "127.0.0.1", port[8];
+	const char *colon = strrchr(spec, ':'), *p;
+	int fd = -1, err, one = 1;
+	size_t hlen;
+
+	p = colon ? colon + 1 : spec;
+	if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p) ||
+	    atoi(p) < 1 || atoi(p) > 65535) {
+		fprintf(stderr, "qpistat: --listen '%s': want [ADDR:]PORT, PORT 1-65535\n", spec);
+		exit(2);
+	}
+	strcpy(port, p);
+	hlen = colon ? (size_t)(colon - spec) : 0;
+	if (hlen && spec[0] == '[' && spec[hlen - 1] == ']')
+		spec++, hlen -= 2;
+	if (hlen >= sizeof(host)) {
+		fprintf(stderr, "qpistat: --listen '%s': address too long\n", spec);
+		exit(2);
+	}
+	if (hlen) {
+		memcpy(host, spec, hlen);
+		host[hlen] = 0;
+	}
+	snprintf(where, wlen, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
+	err = getaddrinfo(host, port, &hints, &res);
+	if (err) {
+		fprintf(stderr, "qpistat: cannot listen on %s: %s\n", where, gai_strerror(err));
+		exit(1);
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 128))
+			break;
+		err = errno;
+		close(fd);
+		fd = -1;
+		errno = err;
+	}
+	freeaddrinfo(res);
+	if (fd < 0) {
+		fprintf(stderr, "qpistat: cannot listen on %s: %s\n", where, strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
+
+static void accept_all(int lfd)
+{
+	while (nr_conns < MAX_CONNS) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *c;
+
+		if (fd < 0) {
+			if (errno == ECONNABORTED || errno == EINTR)
+				continue;
+			/* EAGAIN, or out of fds: retry at the next poll */
+			return;
+		}
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			return;
+		}
+		c->fd = fd;
+		c->state = READING;
+		c->deadline = now_s() + CONN_TIMEOUT_MS / 1e3;
+		conns[nr_conns++] = c;
+	}
+}
+
+static int serve(int lfd, const char *where)
+{
+	struct pollfd pfd[2 + MAX_CONNS];
+	int sfd, i, nq = 0, nr3 = 0;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "qpistat: signalfd: %s\n", strerror(errno));
+		exit(1);
+	}
+	for (i = 0; i < nr_boxes; i++)
+		boxes[i].kind == QPI ? nq++ : nr3++;
+	fprintf(stderr, "qpistat: serving %d QPI ports and %d R3QPI links at http://%s/metrics\n",
+		nq, nr3, where);
+	last_read = now_s();
+	for (;;) {
+		struct signalfd_siginfo si;
+		double now = now_s(), next = now + 3600;
+		int n = 0, timeout;
+
+		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){ .fd = nr_conns < MAX_CONNS ? lfd : -1,
+					    .events = POLLIN };
+		for (i = 0; i < nr_conns; i++) {
+			pfd[n++] = (struct pollfd){ .fd = conns[i]->fd,
+				.events = conns[i]->state == WRITING ? POLLOUT : POLLIN };
+			if (conns[i]->deadline < next)
+				next = conns[i]->deadline;
+		}
+		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
+		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
+			fprintf(stderr, "qpistat: poll: %s\n", strerror(errno));
+			exit(1);
+		}
+		if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			fprintf(stderr, "qpistat: %s, stopping\n", strsignal(si.ssi_signo));
+			break;
+		}
+		/* connections first: conn_close() reorders conns[] */
+		now = now_s();
+		for (i = nr_conns - 1; i >= 0; i--) {
+			short re = pfd[2 + i].revents;
+
+			if (now >= conns[i]->deadline || (re && !conn_io(conns[i])))
+				conn_close(i);
+		}
+		if (pfd[1].revents)
+			accept_all(lfd);
+	}
+	while (nr_conns)
+		conn_close(nr_conns - 1);
+	close(lfd);
+	close(sfd);
+	for (i = 0; i < nr_boxes; i++) {
+		int j;
+
+		for (j = 0; j < boxes[i].nr; j++)
+			close(boxes[i].fd[j]);
+	}
+	return 0;
 }
 
 static void on_signal(int sig)
@@ -441,10 +843,12 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: qpistat [-I ms] [-c count] [--json | --prometheus] [-- command ...]\n"
+		"       qpistat --listen [ADDR:]PORT\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
-		"  --prometheus        OpenMetrics text (cumulative counters, gauges)\n"
+		"  --prometheus        Prometheus text format (cumulative counters, gauges)\n"
+		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1)\n"
 		"  -- command          count while command runs, print once\n");
 	exit(2);
 }
@@ -465,10 +869,14 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
+		{ "listen", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	long interval = 1000, count = -1;
+	const char *listen = NULL;
+	char where[300];
+	int lfd = -1;
 	int fmt = FMT_TABLE, c, i, n = 0;
 	double t0, t;
 
@@ -478,11 +886,14 @@ int main(int argc, char **argv)
 		case 'c': count = atol(optarg); break;
 		case 'j': fmt = FMT_JSON; break;
 		case 'p': fmt = FMT_PROM; break;
+		case 'l': listen = optarg; break;
 		default: usage();
 		}
 	}
-	if (interval <= 0)
+	if (interval <= 0 || (listen && optind < argc))
 		usage();
+	if (listen)
+		lfd = listen_on(listen, where, sizeof(where));
 	for (i = 0; i < MAX_BOXES; i++)
 		n += open_pmu(QPI, i) > 0;
 	if (!n)
@@ -490,6 +901,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_BOXES; i++)
 		open_pmu(R3QPI, i);
 	read_speeds();
+	if (listen) {
+		enable_all(1);
+		return serve(lfd, where);
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
