@@ -140,6 +140,8 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
 int qpiu_cfg_read(struct pci_dev *pdev, unsigned int off, u32 *val);
 void qpiu_cfg_write(struct pci_dev *pdev, unsigned int off, u32 val);
 u8 qpiu_cfg_qpi_rate(struct pci_dev *pdev);
+int qpiu_cfg_msr_read_on(int cpu, u32 msr, u64 *val);
+int qpiu_cfg_msr_write_on(int cpu, u32 msr, u64 val);
 extern const struct qpiu_msr_ops qpiu_msr_ops;
 
 /* qpi_uncore_box.c */

@@ -58,6 +58,17 @@ static int qpiu_msr_wr(void *ctx, u32 msr, u64 val)
 	return wrmsrl_safe_on_cpu(box->cpu, msr, val);
 }
 
+/* Process context only: the S-Box probe, before any box exists. */
+int qpiu_cfg_msr_read_on(int cpu, u32 msr, u64 *val)
+{
+	return rdmsrl_safe_on_cpu(cpu, msr, val);
+}
+
+int qpiu_cfg_msr_write_on(int cpu, u32 msr, u64 val)
+{
+	return wrmsrl_safe_on_cpu(cpu, msr, val);
+}
+
 const struct qpiu_msr_ops qpiu_msr_ops = {
 	.rd = qpiu_msr_rd,
 	.wr = qpiu_msr_wr,

@@ -7,7 +7,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <asm/cpu_device_id.h>
-#include <asm/msr.h>
 
 #include "qpi_uncore.h"
 
@@ -36,16 +35,16 @@ static int qpiu_sbox_msrs_work(int cpu)
 	u32 match = qpiu_sbox_msr(0, SBOX_MATCH, 0);
 	u64 saved, val = 0;
 
-	if (rdmsrl_safe_on_cpu(cpu, SBOX_MSR_MM_CFG, &val) ||
-	    wrmsrl_safe_on_cpu(cpu, SBOX_MSR_MM_CFG, 0) ||
-	    rdmsrl_safe_on_cpu(cpu, match, &saved) ||
-	    wrmsrl_safe_on_cpu(cpu, match, SBOX_PROBE_PATTERN) ||
-	    rdmsrl_safe_on_cpu(cpu, match, &val)) {
+	if (qpiu_cfg_msr_read_on(cpu, SBOX_MSR_MM_CFG, &val) ||
+	    qpiu_cfg_msr_write_on(cpu, SBOX_MSR_MM_CFG, 0) ||
+	    qpiu_cfg_msr_read_on(cpu, match, &saved) ||
+	    qpiu_cfg_msr_write_on(cpu, match, SBOX_PROBE_PATTERN) ||
+	    qpiu_cfg_msr_read_on(cpu, match, &val)) {
 		pr_info("Xeon 7500 S-Box MSRs do not answer on CPU %d (an access to 0x%x-0x%x faulted): no uncore_sbox PMUs\n",
 			cpu, SBOX_MSR_MM_CFG, match);
 		return -ENODEV;
 	}
-	wrmsrl_safe_on_cpu(cpu, match, saved);
+	qpiu_cfg_msr_write_on(cpu, match, saved);
 	if (val != SBOX_PROBE_PATTERN) {
 		pr_info("Xeon 7500 S-Box MSRs do not hold values on CPU %d (MATCH 0x%x read back 0x%llx, not 0x%llx): no uncore_sbox PMUs\n",
 			cpu, match, val, SBOX_PROBE_PATTERN);
