@@ -99,6 +99,24 @@ else
 	done
 fi
 
+# The NIC of run-vm --hostfwd (QEMU's e1000), for tests that are scraped
+# from the host; in its own dir, loaded by the test that wants it.
+net=$stage/lib/modules/net
+mkdir -p "$net"
+for m in $(sed -nE 's#^(\S*/e1000\.ko(\.xz|\.zst|\.gz)?):.*#\1#p' "$kmods/modules.dep"); do
+	[[ $m == /* ]] || m=$kmods/$m
+	case $m in
+	*.xz)  xz -dc "$m" > "$net/e1000.ko" ;;
+	*.zst) zstd -qdc "$m" > "$net/e1000.ko" ;;
+	*.gz)  gzip -dc "$m" > "$net/e1000.ko" ;;
+	*)     cp "$m" "$net/e1000.ko" ;;
+	esac
+done
+
+# util-linux setpriv (busybox's cannot change uid): tests run a tool as a
+# non-root user that keeps only CAP_PERFMON, as a systemd unit would.
+copy_elf /usr/bin/setpriv /usr/libexec/qpivm/setpriv
+
 # the takeover tool, a shell script
 install -D -m 755 "$repo/tools/takeover/qpi-uncore-takeover" "$stage/usr/sbin/qpi-uncore-takeover"
 
