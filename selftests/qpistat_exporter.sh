@@ -1,0 +1,147 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The guest half of the Prometheus scrape test (tools/prometheus/test.sh):
+# qpistat --listen as a non-root user with only CAP_PERFMON, reached from
+# the host through run-vm --hostfwd HOST:9100 --hostfwd HOST:9101.  The
+# host sends "inject" and then "done" on port 9101; in between it scrapes
+# with a real Prometheus, sends bad requests and concurrent scrapers.
+# Run otherwise (no QPI_HOSTFWD=1 in the environment), it skips.
+. "$(dirname "$0")/lib.sh"
+
+QPISTAT=/tools/bin/qpistat
+[ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
+SETPRIV=/usr/libexec/qpivm/setpriv
+ROUNDS=5		# each: 1000 DRS in on s0 p0, 500 DRS out on s1 p0
+
+if [ "${QPI_HOSTFWD:-}" != 1 ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP needs run-vm --hostfwd (tools/prometheus/test.sh)"
+	exit $KSFT_SKIP
+fi
+
+ktap_plan 7
+
+# ctl WORD: wait (at most 240 s) for the host to send WORD on port 9101
+ctl()
+{
+	got=$(timeout 240 nc -l -p 9101 < /dev/null | tr -d '\r\n')
+	[ "$got" = "$1" ] || fail "control port: got '$got', want '$1'"
+}
+
+# fds PID: the fewest open fds of PID in five looks (a scrape in flight
+# holds one more for a moment)
+fds()
+{
+	min=
+	for i in 1 2 3 4 5; do
+		n=$(ls "/proc/$1/fd" | wc -l)
+		[ -z "$min" ] || [ "$n" -lt "$min" ] && min=$n
+		sleep 0.2
+	done
+	echo "$min"
+}
+
+qpiu_unload
+qpisim_unload
+
+t_begin "listen_clear_messages"
+out=$("$QPISTAT" --listen 127.0.0.1:9100 2>&1)
+expect_num "exit status without PMUs" $? 1
+expect_eq "first line without PMUs" "$(echo "$out" | head -n 1)" \
+	"qpistat: no uncore_qpi_* PMU in /sys/bus/event_source/devices."
+expect_num "lines without PMUs" "$(echo "$out" | wc -l)" 3
+out=$("$QPISTAT" --listen 127.0.0.1:0 2>&1)
+expect_num "exit status for port 0" $? 2
+expect_eq "bad --listen" "$out" "qpistat: --listen '127.0.0.1:0': want [ADDR:]PORT, PORT 1-65535"
+expect_ok "load qpisim" qsim ivbep sockets=2 qpi_rate=7
+expect_ok "load qpi_uncore" qpiu_load
+old=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+out=$("$SETPRIV" --reuid=65534 --regid=65534 --clear-groups -- "$QPISTAT" --listen 127.0.0.1:9100 2>&1)
+expect_num "exit status without CAP_PERFMON" $? 1
+expect_eq "first line without CAP_PERFMON" "$(echo "$out" | head -n 1)" \
+	"qpistat: permission denied opening qpi events."
+expect_num "lines without CAP_PERFMON" "$(echo "$out" | wc -l)" 4
+nc -l -p 9102 < /dev/null > /dev/null 2>&1 &
+busy=$!
+sleep 0.3
+out=$("$QPISTAT" --listen 127.0.0.1:9102 2>&1)
+expect_num "exit status with the port taken" $? 1
+expect_eq "port taken" "$out" "qpistat: cannot listen on 127.0.0.1:9102: Address already in use"
+kill "$busy" 2> /dev/null
+wait "$busy" 2> /dev/null
+t_end
+
+t_begin "network_up"
+expect_ok "load e1000" insmod /lib/modules/net/e1000.ko
+expect_ok "eth0 up" ip link set eth0 up
+expect_ok "address" ip addr add 10.0.2.15/24 dev eth0
+expect_ok "route" ip route add default via 10.0.2.2
+ip link set lo up
+t_end
+
+t_begin "serves_as_nobody_with_cap_perfmon"
+"$SETPRIV" --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+perfmon \
+	--ambient-caps=-all,+perfmon --bounding-set=-all,+perfmon -- \
+	"$QPISTAT" --listen 0.0.0.0:9100 2> /tmp/exporter.err &
+pid=$!
+for i in $(seq 50); do
+	[ -s /tmp/exporter.err ] && break
+	sleep 0.1
+done
+expect_eq "startup line" "$(cat /tmp/exporter.err)" \
+	"qpistat: serving 4 QPI ports and 4 R3QPI links at http://0.0.0.0:9100/metrics"
+expect_eq "uid" "$(awk '/^Uid:/ { print $2 "," $3 }' "/proc/$pid/status")" "65534,65534"
+# CAP_PERFMON is bit 38, and the only one
+expect_eq "effective capabilities" "$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")" \
+	"0000004000000000"
+out=$(wget -q -O - http://127.0.0.1:9100/metrics)
+echo "$out" | grep -qxF 'qpi_rx_bytes_total{socket="0",port="0"} 0' ||
+	fail "no zero rx bytes before the traffic: $out"
+fds0=$(fds "$pid")
+echo "# exporter pid $pid, $fds0 fds"
+t_end
+
+t_begin "traffic_on_request"
+ctl inject
+for r in $(seq "$ROUNDS"); do
+	inject "packet socket=0 port=0 dir=rx mc=drs count=1000"
+	inject "packet socket=1 port=0 dir=tx mc=drs count=500"
+	inject "event socket=0 box=r3qpi0 event=0x34 umask=0x8 count=50 cycles=1000"
+	sleep 1
+done
+out=$(wget -q -O - http://127.0.0.1:9100/metrics)
+for want in 'qpi_rx_bytes_total{socket="0",port="0"} 320000' \
+	'qpi_tx_bytes_total{socket="1",port="0"} 160000' \
+	'r3qpi_vna_credit_rejects_total{socket="0",link="0"} 250'; do
+	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
+done
+t_end
+
+t_begin "no_fd_leak_after_the_host_probes"
+ctl done
+kill -0 "$pid" 2> /dev/null || fail "the exporter died: $(cat /tmp/exporter.err)"
+expect_num "open fds" "$(fds "$pid")" "$fds0"
+t_end
+
+t_begin "still_serves_exactly"
+out=$(wget -q -O - http://127.0.0.1:9100/metrics)
+for want in 'qpi_rx_bytes_total{socket="0",port="0"} 320000' \
+	'qpi_tx_bytes_total{socket="1",port="0"} 160000' \
+	'qpi_rx_flits_total{socket="0",port="0"} 45000' \
+	'qpi_link_speed_transfers_per_second{socket="1",port="1"} 9600000000'; do
+	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
+done
+t_end
+
+t_begin "sigterm_ends_cleanly"
+kill -TERM "$pid"
+wait "$pid"
+expect_num "exit status" $? 0
+expect_eq "messages" "$(tail -n +2 /tmp/exporter.err)" "qpistat: Terminated, stopping"
+echo "$old" > /proc/sys/kernel/perf_event_paranoid
+t_end
+
+qpiu_unload
+qpisim_unload
+ktap_finish

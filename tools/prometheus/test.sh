@@ -1,0 +1,281 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Prometheus stage of make check (KTAP):
+#  - host unit tests of qpistat's HTTP request parser (test_http.c);
+#  - promtool check rules and promtool test rules on qpi.rules.yml;
+#  - a real scrape: a guest runs qpistat --listen (selftests/
+#    qpistat_exporter.sh) behind run-vm --hostfwd; a Prometheus server on
+#    the host, on loopback, scrapes it every second while the guest injects
+#    known traffic; its HTTP API must give the injected bytes back.  Also
+#    promtool check metrics on the guest's real output, OpenMetrics by
+#    Accept, bad requests, a stalled client and 8 concurrent scrapers.
+# The guest's own cases are reported here too, as "guest: <name>".
+# Usage: tools/prometheus/test.sh [--build]  (default: no make before the VM)
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+cd "$repo" || exit 1
+build=--no-build
+[[ ${1:-} == --build ]] && build=
+tmp=$(mktemp -d)
+prom_pid='' vm_pid=''
+cleanup() {
+	[[ -z $prom_pid ]] || kill "$prom_pid" 2> /dev/null
+	[[ -z $vm_pid ]] || kill "$vm_pid" 2> /dev/null
+	wait 2> /dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+n=0 rc=0
+result() # RC NAME
+{
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then
+		echo "ok $n $2"
+	else
+		echo "not ok $n $2"
+		rc=1
+	fi
+}
+
+# indent OUTPUT as KTAP diagnostics
+diag() { sed 's/^/# /'; }
+
+echo "KTAP version 1"
+
+for c in promtool prometheus curl python3; do
+	command -v "$c" > /dev/null || { echo "# $c missing: apt-get install prometheus curl python3"; }
+done
+
+# ---- host unit tests of the request parser
+cc -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -o "$tmp/test_http" \
+	tools/qpistat/test_http.c tools/qpistat/http.c 2>&1 | diag
+"$tmp/test_http" > "$tmp/unit.log" 2>&1
+urc=$?
+grep -E '^(not ok|#)' "$tmp/unit.log" | diag
+result "$urc" "HTTP request parser: $(grep -c '^ok ' "$tmp/unit.log") of $(sed -n 's/^1\.\.//p' "$tmp/unit.log") unit tests pass (ASan, UBSan)"
+
+# ---- the rules
+promtool check rules tools/prometheus/qpi.rules.yml > "$tmp/out" 2>&1
+r=$?
+[[ $r == 0 ]] || diag < "$tmp/out"
+result $r "promtool check rules qpi.rules.yml"
+(cd tools/prometheus && promtool test rules qpi.rules.test.yml) > "$tmp/out" 2>&1
+r=$?
+[[ $r == 0 ]] || diag < "$tmp/out"
+result $r "promtool test rules: QPILinkSaturated, R3QPICreditRejectsGrowing, recording rules"
+
+# ---- the scrape
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+hport=$(free_port) cport=$(free_port) pport=$(free_port)
+while [[ $cport == "$hport" ]]; do cport=$(free_port); done
+while [[ $pport == "$hport" || $pport == "$cport" ]]; do pport=$(free_port); done
+exporter=http://127.0.0.1:$hport
+api=http://127.0.0.1:$pport/api/v1
+
+# Prometheus on loopback, scraping every second, with the fleet rules.
+cp tools/prometheus/qpi.rules.yml "$tmp/"
+cat > "$tmp/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - qpi.rules.yml
+scrape_configs:
+  - job_name: qpistat
+    static_configs:
+      - targets: ['127.0.0.1:$hport']
+EOF
+prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+	--web.listen-address="127.0.0.1:$pport" --log.level=warn > "$tmp/prometheus.log" 2>&1 &
+prom_pid=$!
+
+# ctl WORD: tell the guest (port 9101 of the guest, $cport here)
+ctl() {
+	python3 - "$cport" "$1" <<'EOF'
+import socket, sys, time
+for _ in range(50):
+    try:
+        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+        s.sendall(sys.argv[2].encode() + b"\n")
+        s.close()
+        break
+    except OSError:
+        time.sleep(0.2)
+EOF
+}
+
+# query PROMQL [TIME]: the first value of an instant query, or "none"
+query() {
+	local args=(--data-urlencode "query=$1")
+	[[ -z ${2:-} ]] || args+=(--data-urlencode "time=$2")
+	curl -sf "$api/query" "${args[@]}" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "none")'
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[[ $SECONDS -lt $end ]] || return 1
+		kill -0 "$vm_pid" 2> /dev/null || return 1
+		sleep 1
+	done
+}
+
+tools/vm/run-vm $build --platform snbep --timeout 420 \
+	--hostfwd "$hport:9100" --hostfwd "$cport:9101" --env QPI_HOSTFWD=1 \
+	--tests qpistat_exporter.sh > "$tmp/vm.log" 2>&1 &
+vm_pid=$!
+
+up() { curl -sf -o /dev/null "$exporter/metrics"; }
+wait_for 300 up
+result $? "the guest's exporter answers on 127.0.0.1:$hport"
+
+# promtool check metrics on the default answer, and its Content-Type
+curl -sf -D "$tmp/headers" "$exporter/metrics" > "$tmp/metrics.txt"
+promtool check metrics < "$tmp/metrics.txt" > "$tmp/out" 2>&1
+r=$?
+ct=$(sed -n 's/^Content-Type: \(.*\)\r$/\1/ip' "$tmp/headers")
+[[ $ct == "text/plain; version=0.0.4; charset=utf-8" ]] || { echo "# Content-Type '$ct'"; r=1; }
+[[ -s $tmp/metrics.txt ]] || r=1
+[[ $r == 0 ]] || diag < "$tmp/out"
+result $r "promtool check metrics passes on the exporter's text format ($(grep -c '^# TYPE' "$tmp/metrics.txt") families)"
+
+# OpenMetrics only when asked for
+curl -sf -D "$tmp/headers" -H 'Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5' \
+	"$exporter/metrics" > "$tmp/metrics.om"
+ct=$(sed -n 's/^Content-Type: \(.*\)\r$/\1/ip' "$tmp/headers")
+r=0
+[[ $ct == "application/openmetrics-text; version=1.0.0; charset=utf-8" ]] || { echo "# Content-Type '$ct'"; r=1; }
+[[ $(tail -n 1 "$tmp/metrics.om") == "# EOF" ]] || { echo "# last line not # EOF"; r=1; }
+for want in '# TYPE qpi_rx_bytes counter' '# UNIT qpi_rx_bytes bytes' \
+	'# TYPE qpi_rx_utilization_ratio gauge' 'qpi_rx_bytes_total{socket="0",port="0"} 0'; do
+	grep -qxF "$want" "$tmp/metrics.om" || { echo "# no line '$want' in OpenMetrics"; r=1; }
+done
+grep -q '^# EOF' "$tmp/metrics.txt" && { echo "# an EOF in the text format"; r=1; }
+result $r "OpenMetrics (Content-Type, # UNIT, # EOF) only for Accept: application/openmetrics-text"
+
+# Three good scrapes by Prometheus, then the traffic.
+scraped() { [[ $(query 'count_over_time(up{job="qpistat"}[5m]) and up{job="qpistat"} == 1') -ge 3 ]] 2> /dev/null; }
+wait_for 60 scraped
+result $? "Prometheus scrapes the exporter"
+ctl inject
+# 5 rounds in the guest, 1 s apart: 5 x 1000 DRS packets (8 data flits of
+# 8 B) received on socket 0 port 0, 5 x 500 sent from socket 1 port 0.
+rx_sel='qpi_rx_bytes_total{job="qpistat",socket="0",port="0"}'
+tx_sel='qpi_tx_bytes_total{job="qpistat",socket="1",port="0"}'
+rx_want=320000 tx_want=160000
+arrived() { [[ $(query "$rx_sel") == "$rx_want" && $(query "$tx_sel") == "$tx_want" ]]; }
+wait_for 90 arrived
+r=$?
+[[ $r == 0 ]] || echo "# Prometheus has rx $(query "$rx_sel"), tx $(query "$tx_sel")"
+sleep 3	# a few scrapes after the last injection
+result $r "Prometheus sees the exact totals: rx $rx_want B, tx $tx_want B"
+
+# increase() and rate() over the whole run, evaluated at the last scrape:
+# the first sample precedes the traffic (0), so Prometheus does not
+# extrapolate and the answer is exact; the issue grants one scrape
+# interval of the rate as tolerance, and the test allows that.
+check_window() { # SELECTOR WANT NAME
+	local sel=$1 want=$2 name=$3 first last w inc rate
+	read -r first last < <(curl -sf "$api/query" --data-urlencode "query=$sel[10m]" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["data"]["result"][0]["values"]
+print("%.3f %.3f" % (v[0][0], v[-1][0]) if v[0][1] == "0" else "none none")')
+	if [[ $first == none || -z $first ]]; then
+		echo "# $name: no zero sample before the traffic"
+		return 1
+	fi
+	w=$(python3 -c "print(round(($last - $first) * 1000) + 500)")
+	inc=$(query "increase($sel[${w}ms])" "$last")
+	rate=$(query "rate($sel[${w}ms])" "$last")
+	python3 - "$inc" "$rate" "$want" "$w" "$name" <<'EOF'
+import sys
+inc, rate, want, w, name = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]) / 1000, sys.argv[5]
+tol = want / w * 1.0   # one 1 s scrape interval at the run's average rate
+print(f"# {name}: increase {inc:.1f} B, rate {rate:.3f} B/s x {w:.3f} s = {rate * w:.1f} B, "
+      f"injected {want:.0f} B, tolerance {tol:.1f} B")
+sys.exit(0 if abs(inc - want) <= tol and abs(rate * w - want) <= tol else 1)
+EOF
+}
+check_window "$rx_sel" "$rx_want" "rx bytes"
+result $? "increase() and rate() of received bytes match the injection"
+check_window "$tx_sel" "$tx_want" "tx bytes"
+result $? "increase() and rate() of sent bytes match the injection"
+
+# the recording rules ran on real data
+r=0
+for rule in qpi:rx_bytes:rate1m qpi:tx_bytes:rate1m qpi:rx_utilization:ratio_rate1m \
+	r3qpi:credit_rejects:rate5m; do
+	[[ $(query "count($rule)") == "$(query "count(${rule%%:*}_clockticks_total)")" ]] ||
+		{ echo "# $rule: $(query "count($rule)") series"; r=1; }
+done
+v=$(query 'max_over_time(qpi:rx_bytes:rate1m{socket="0",port="0"}[5m]) > 0')
+[[ $v != none ]] || { echo "# qpi:rx_bytes:rate1m never above 0"; r=1; }
+health=$(curl -sf "$api/rules" | python3 -c '
+import json, sys
+g = json.load(sys.stdin)["data"]["groups"]
+print(" ".join(sorted(set(r["health"] for x in g for r in x["rules"]))), sum(len(x["rules"]) for x in g))')
+[[ $health == "ok 8" ]] || { echo "# rule health: $health"; r=1; }
+result $r "recording rules: one series per port and link, bandwidth seen, all 8 rules healthy"
+
+# bad requests, a stalled client and concurrent scrapers
+python3 tools/prometheus/probe.py 127.0.0.1 "$hport" bad &
+bad_pid=$!
+python3 tools/prometheus/probe.py 127.0.0.1 "$hport" slow > "$tmp/slow.out" 2>&1 &
+slow_pid=$!
+wait "$bad_pid"
+result $? "bad requests: 400, 404, 405 with Allow, HEAD and / served, early hang-ups"
+python3 tools/prometheus/probe.py 127.0.0.1 "$hport" parallel "$rx_sel" > /dev/null 2>&1
+python3 tools/prometheus/probe.py 127.0.0.1 "$hport" parallel \
+	"qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $rx_want"
+result $? "8 concurrent scrapers x 5: every answer complete and exact"
+wait "$slow_pid"
+r=$?
+cat "$tmp/slow.out"
+result $r "a stalled client is dropped after the 5 s deadline and pins nothing"
+
+curl -sf "$exporter/metrics" > "$tmp/metrics.txt"
+promtool check metrics < "$tmp/metrics.txt" > "$tmp/out" 2>&1
+r=$?
+grep -qxF "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $rx_want" "$tmp/metrics.txt" || r=1
+[[ $r == 0 ]] || diag < "$tmp/out"
+result $r "still serves exact, valid metrics afterwards"
+[[ $(query 'up{job="qpistat"}') == 1 ]]
+result $? "Prometheus still scrapes it (up == 1)"
+
+ctl done
+wait "$vm_pid"
+vrc=$?
+vm_pid=''
+kill "$prom_pid"
+wait "$prom_pid" 2> /dev/null
+kill -0 "$prom_pid" 2> /dev/null && echo "# Prometheus $prom_pid still running"
+prom_pid=''
+grep -iE 'level=(error|warn)' "$tmp/prometheus.log" | grep -v 'Received SIGTERM' | head -n 5 | diag
+
+# the guest's cases (run_tests.sh prefixes them with "# ")
+while read -r line; do
+	case $line in
+	"# ok "[0-9]*) result 0 "guest: ${line#\# ok [0-9]* }" ;;
+	"# not ok "[0-9]*) result 1 "guest: ${line#\# not ok [0-9]* }" ;;
+	"ok - kernel log clean") result 0 "guest: kernel log clean" ;;
+	"not ok - kernel log clean") result 1 "guest: kernel log clean" ;;
+	"# # "*) echo "$line" ;;
+	esac
+done < "$tmp/vm.log"
+grep -q '^# ok [0-9]* sigterm_ends_cleanly' "$tmp/vm.log"
+result $? "guest test ran to the end (run-vm exit $vrc)"
+[[ $vrc == 0 ]] || tail -n 20 "$tmp/vm.log" | diag
+
+echo "1..$n"
+exit $rc
