@@ -67,6 +67,9 @@ fuzz:
 # The takeover tool, its udev rule and the modprobe.d file: what lets
 # qpi_uncore live beside intel_uncore (make install and dkms-install).
 RULES = $(DESTDIR)/etc/udev/rules.d/60-qpi-uncore.rules
+# qpistat --listen as a systemd service, and the Prometheus rules for it
+UNIT = $(DESTDIR)/etc/systemd/system/qpistat.service
+PROMRULES = $(DESTDIR)$(PREFIX)/share/qpi_uncore/prometheus/qpi.rules.yml
 install-userspace:
 	install -D -m 755 tools/takeover/qpi-uncore-takeover \
 		$(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover
@@ -74,6 +77,10 @@ install-userspace:
 	mkdir -p $(dir $(RULES))
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' tools/packaging/60-qpi-uncore.rules > $(RULES)
 	test -n "$(DESTDIR)" || ! command -v udevadm > /dev/null || udevadm control --reload || true
+	mkdir -p $(dir $(UNIT))
+	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat.service > $(UNIT)
+	test -n "$(DESTDIR)" || ! command -v systemctl > /dev/null || systemctl daemon-reload || true
+	install -D -m 644 tools/prometheus/qpi.rules.yml $(PROMRULES)
 
 # qpi_uncore.ko, qpistat and the above; not qpisim, a test tool.
 install: modules tools install-userspace
@@ -85,7 +92,7 @@ install: modules tools install-userspace
 uninstall:
 	rm -f $(MODDIR)/qpi_uncore.ko $(DESTDIR)$(PREFIX)/bin/qpistat \
 	      $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf \
-	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES)
+	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES) $(UNIT) $(PROMRULES)
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
 # DKMS rebuilds the module for every kernel installed later.
@@ -104,7 +111,8 @@ dkms-install:
 dkms-uninstall:
 	-dkms remove qpi_uncore/$(VERSION) --all
 	rm -rf $(DKMS_SRC) /etc/modprobe.d/qpi_uncore.conf \
-	       $(PREFIX)/sbin/qpi-uncore-takeover /etc/udev/rules.d/60-qpi-uncore.rules
+	       $(PREFIX)/sbin/qpi-uncore-takeover /etc/udev/rules.d/60-qpi-uncore.rules \
+	       /etc/systemd/system/qpistat.service $(PREFIX)/share/qpi_uncore/prometheus
 
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean

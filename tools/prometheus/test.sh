@@ -67,6 +67,25 @@ r=$?
 [[ $r == 0 ]] || diag < "$tmp/out"
 result $r "promtool test rules: QPILinkSaturated, R3QPICreditRejectsGrowing, recording rules"
 
+# ---- the systemd unit and the rules, installed
+make -s install-userspace DESTDIR="$tmp/inst" PREFIX=/usr/local > "$tmp/out" 2>&1
+r=$?
+unit=$tmp/inst/etc/systemd/system/qpistat.service
+[[ -f $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] || r=1
+grep -qx 'ExecStart=/usr/local/bin/qpistat --listen 127.0.0.1:9739' "$unit" || r=1
+for want in DynamicUser=yes AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON; do
+	grep -qx "$want" "$unit" || { echo "# no $want in the unit"; r=1; }
+done
+if command -v systemd-analyze > /dev/null; then
+	# verify wants the binary to exist: point it at the built one
+	sed "s|/usr/local/bin/qpistat|$repo/tools/qpistat/qpistat|" "$unit" > "$tmp/qpistat.service"
+	systemd-analyze verify "$tmp/qpistat.service" >> "$tmp/out" 2>&1 || r=1
+fi
+make -s uninstall DESTDIR="$tmp/inst" PREFIX=/usr/local KDIR=/nonexistent KVER=none >> "$tmp/out" 2>&1
+[[ -e $unit || -e $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] && r=1
+[[ $r == 0 ]] || diag < "$tmp/out"
+result $r "make install-userspace: qpistat.service (non-root, CAP_PERFMON only, systemd-analyze verify) and qpi.rules.yml; uninstall removes them"
+
 # ---- the scrape
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
