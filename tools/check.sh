@@ -95,6 +95,8 @@ stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
 	--tests "qpi_uncore_sbox.sh"
 # the second kernel: bookworm-backports 6.12, every selftest
 stage vm-6.12 vm tools/check-kernel.sh
+# qpistat --listen scraped by a real Prometheus on host loopback, the rules
+stage prometheus flat tools/prometheus/test.sh
 
 echo "# ==== summary"
 [[ ${#failed[@]} == 0 ]] || echo "# failing stages: ${failed[*]}"

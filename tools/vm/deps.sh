@@ -10,11 +10,12 @@ export PATH=$PATH:/usr/sbin:/sbin
 here=$(dirname "${BASH_SOURCE[0]}")
 PKGS=(qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
       linux-perf cpio kmod xz-utils zstd sparse linux-source-6.1 gcc make
-      libc6-dev dkms)
+      libc6-dev dkms prometheus curl python3)
 
 missing() {
 	local m=() c
-	for c in qemu-system-x86_64 cpio gzip ldd gcc make modinfo perf sparse dkms; do
+	for c in qemu-system-x86_64 cpio gzip ldd gcc make modinfo perf sparse dkms \
+		prometheus promtool curl python3 setpriv; do
 		command -v "$c" >/dev/null 2>&1 || m+=("$c")
 	done
 	# A dynamic busybox would need its libs in the initramfs; insist on
