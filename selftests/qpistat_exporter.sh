@@ -55,13 +55,22 @@ expect_num "exit status for port 0" $? 2
 expect_eq "bad --listen" "$out" "qpistat: --listen '127.0.0.1:0': want [ADDR:]PORT, PORT 1-65535"
 expect_ok "load qpisim" qsim ivbep sockets=2 qpi_rate=7
 expect_ok "load qpi_uncore" qpiu_load
+# Debian's default 3 refuses even CAP_PERFMON (it wants CAP_SYS_ADMIN)
 old=$(cat /proc/sys/kernel/perf_event_paranoid)
+echo 3 > /proc/sys/kernel/perf_event_paranoid
+out=$("$SETPRIV" --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+perfmon \
+	--ambient-caps=-all,+perfmon -- "$QPISTAT" --listen 127.0.0.1:9100 2>&1)
+expect_num "exit status at paranoid 3" $? 1
+expect_eq "advice at paranoid 3" "$(echo "$out" | tail -n 2)" \
+"  Above 2 the kernel refuses CAP_PERFMON too: a service with only
+  CAP_PERFMON needs kernel.perf_event_paranoid <= 2."
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 out=$("$SETPRIV" --reuid=65534 --regid=65534 --clear-groups -- "$QPISTAT" --listen 127.0.0.1:9100 2>&1)
 expect_num "exit status without CAP_PERFMON" $? 1
 expect_eq "first line without CAP_PERFMON" "$(echo "$out" | head -n 1)" \
 	"qpistat: permission denied opening qpi events."
 expect_num "lines without CAP_PERFMON" "$(echo "$out" | wc -l)" 4
+echo "$out" | grep -qF "perf_event_paranoid <= 0 (it is 2)" || fail "paranoid value not named: $out"
 nc -l -p 9102 < /dev/null > /dev/null 2>&1 &
 busy=$!
 sleep 0.3
@@ -98,6 +107,19 @@ expect_eq "effective capabilities" "$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/
 out=$(wget -q -O - http://127.0.0.1:9100/metrics)
 echo "$out" | grep -qxF 'qpi_rx_bytes_total{socket="0",port="0"} 0' ||
 	fail "no zero rx bytes before the traffic: $out"
+if ! kill -0 "$pid" 2> /dev/null; then
+	fail "the exporter is not running: $(cat /tmp/exporter.err)"
+	t_end
+	# the host half stops waiting when this guest powers off
+	for t in traffic_on_request no_fd_leak_after_the_host_probes \
+		still_serves_exactly sigterm_ends_cleanly; do
+		t_begin "$t"
+		fail "no exporter"
+		t_end
+	done
+	echo "$old" > /proc/sys/kernel/perf_event_paranoid
+	ktap_finish
+fi
 fds0=$(fds "$pid")
 echo "# exporter pid $pid, $fds0 fds"
 t_end

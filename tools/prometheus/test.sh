@@ -22,7 +22,8 @@ tmp=$(mktemp -d)
 prom_pid='' vm_pid=''
 cleanup() {
 	[[ -z $prom_pid ]] || kill "$prom_pid" 2> /dev/null
-	[[ -z $vm_pid ]] || kill "$vm_pid" 2> /dev/null
+	# run-vm leads its own process group: QEMU goes with it
+	[[ -z $vm_pid ]] || kill -- "-$vm_pid" 2> /dev/null
 	wait 2> /dev/null
 	rm -rf "$tmp"
 }
@@ -150,7 +151,7 @@ wait_for() {
 	done
 }
 
-tools/vm/run-vm $build --platform snbep --timeout 420 \
+setsid tools/vm/run-vm $build --platform snbep --timeout 420 \
 	--hostfwd "$hport:9100" --hostfwd "$cport:9101" --env QPI_HOSTFWD=1 \
 	--tests qpistat_exporter.sh > "$tmp/vm.log" 2>&1 &
 vm_pid=$!

@@ -101,6 +101,11 @@ static void die_perm(const char *pmu)
 		"  System-wide uncore events need root, CAP_PERFMON (or CAP_SYS_ADMIN),\n"
 		"  or kernel.perf_event_paranoid <= 0 (it is %s):\n"
 		"    sudo sysctl kernel.perf_event_paranoid=0\n", pmu, buf);
+	/* Debian's (and Android's) level 3 wants CAP_SYS_ADMIN */
+	if (atoi(buf) > 2)
+		fprintf(stderr,
+			"  Above 2 the kernel refuses CAP_PERFMON too: a service with only\n"
+			"  CAP_PERFMON needs kernel.perf_event_paranoid <= 2.\n");
 	exit(1);
 }
 
