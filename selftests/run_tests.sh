@@ -10,6 +10,10 @@ if [ -z "$tests" ]; then
 	tests=$(awk '/^TEST_PROGS[ \t]*:=/ { f = 1; sub(/^TEST_PROGS[ \t]*:=/, "") }
 		     f { c = sub(/\\$/, ""); printf "%s ", $0; if (!c) exit }' Makefile)
 fi
+# QPI_SKIP_TESTS: names to leave out (run-vm --skip)
+for s in ${QPI_SKIP_TESTS:-}; do
+	tests=$(echo " $tests " | sed "s/ $s / /")
+done
 
 n=0
 for t in $tests; do n=$((n + 1)); done
@@ -26,9 +30,12 @@ for t in $tests; do
 		rc=1
 		continue
 	fi
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	{ timeout "${QPI_TEST_TIMEOUT:-600}" "./$t" 2>&1; echo "$?" > /tmp/ksft.rc; } |
 		sed 's/^/# /'
 	trc=$(cat /tmp/ksft.rc)
+	# where a stage's time goes, for keeping make check short
+	echo "# time: $t $(awk -v a="$t0" '{ printf "%.1f", $1 - a }' /proc/uptime) s"
 	case "$trc" in
 	0) echo "ok $i selftests: qpi_uncore: $t" ;;
 	4) echo "ok $i selftests: qpi_uncore: $t # SKIP" ;;
