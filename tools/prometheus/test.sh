@@ -293,8 +293,9 @@ while read -r line; do
 	"# # "*) echo "$line" ;;
 	esac
 done < "$tmp/vm.log"
-grep -q '^# ok [0-9]* sigterm_ends_cleanly' "$tmp/vm.log"
-result $? "guest test ran to the end (run-vm exit $vrc)"
+grep -q '^# ok [0-9]* sigterm_ends_cleanly' "$tmp/vm.log" && [[ $vrc == 0 ]] &&
+	grep -q '^ok - kernel log clean' "$tmp/vm.log"
+result $? "guest test ran to the end, run-vm exit status $vrc"
 [[ $vrc == 0 ]] || tail -n 20 "$tmp/vm.log" | diag
 
 echo "1..$n"

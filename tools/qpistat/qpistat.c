@@ -474,6 +474,7 @@ static void sample(struct sbuf *sb, const struct family *f,
 		   const struct box *b, double dt)
 {
 	struct qpi_metrics q = { }, qd = { };
+	uint64_t v = 0;
 
 	sb_printf(sb, "%s{socket=\"%d\",%s=\"%d\"} ", f->name, b->socket,
 		  b->kind == QPI ? "port" : "link", b->idx);
@@ -482,18 +483,39 @@ static void sample(struct sbuf *sb, const struct family *f,
 		qpi_metrics(b, dt, false, &qd);
 	}
 	switch (f->what) {
-	case M_CLK: sb_printf(sb, "%" PRIu64 "\n", q.clk); break;
-	case M_RX_BYTES: sb_printf(sb, "%" PRIu64 "\n", q.rx_data * DATA_BYTES); break;
-	case M_TX_BYTES: sb_printf(sb, "%" PRIu64 "\n", q.tx_data * DATA_BYTES); break;
-	case M_RX_FLITS: sb_printf(sb, "%" PRIu64 "\n", q.rx_data + q.rx_nondata); break;
-	case M_UTIL: sb_printf(sb, "%.6f\n", qd.rx_util); break;
-	case M_OVERHEAD: sb_printf(sb, "%.6f\n", qd.rx_overhead); break;
-	/* GT/s have one decimal: print the exact integer */
-	case M_SPEED: sb_printf(sb, "%lld\n", llround(b->speed * 10) * 100000000LL); break;
-	case M_R3_CLK: sb_printf(sb, "%" PRIu64 "\n", b->val[0]); break;
-	case M_VNA: sb_printf(sb, "%" PRIu64 "\n", b->val[1]); break;
-	case M_VN0: sb_printf(sb, "%" PRIu64 "\n", b->val[2]); break;
+	case M_UTIL:
+		sb_printf(sb, "%.6f\n", qd.rx_util);
+		return;
+	case M_OVERHEAD:
+		sb_printf(sb, "%.6f\n", qd.rx_overhead);
+		return;
+	case M_CLK:
+		v = q.clk;
+		break;
+	case M_RX_BYTES:
+		v = q.rx_data * DATA_BYTES;
+		break;
+	case M_TX_BYTES:
+		v = q.tx_data * DATA_BYTES;
+		break;
+	case M_RX_FLITS:
+		v = q.rx_data + q.rx_nondata;
+		break;
+	case M_SPEED:
+		/* GT/s have one decimal: print the exact integer */
+		v = llround(b->speed * 10) * 100000000ULL;
+		break;
+	case M_R3_CLK:
+		v = b->val[0];
+		break;
+	case M_VNA:
+		v = b->val[1];
+		break;
+	case M_VN0:
+		v = b->val[2];
+		break;
 	}
+	sb_printf(sb, "%" PRIu64 "\n", v);
 }
 
 /*
