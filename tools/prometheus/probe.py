@@ -9,6 +9,9 @@ CHECK is one of
              within the exporter's 5 s deadline, while others get served
   parallel   8 concurrent scrapers, 5 scrapes each; every answer complete,
              and containing ARG (an exact sample line) if given
+  cap        70 stalled clients, more than the 64 connections it keeps:
+             a scrape still gets through once their deadlines pass, and
+             every stalled one is closed
 Prints one "# " line per problem; exit status 0 when there were none.
 """
 import random
@@ -165,5 +168,29 @@ def slow():
         say(f"stalled client dropped after {waited:.1f} s, want about 5 s")
 
 
-{"bad": bad, "slow": slow, "parallel": parallel}[CHECK]()
+def cap():
+    stalled = []
+    for _ in range(70):
+        s = socket.create_connection((HOST, PORT), timeout=30)
+        s.sendall(b"GET /metrics HTTP/1.1\r\n")
+        stalled.append(s)
+    t0 = time.monotonic()
+    results = [None]
+    scrape(results, 0)
+    if results[0] != "ok":
+        say(f"scrape beside 70 stalled clients: {results[0]}")
+    waited = time.monotonic() - t0
+    if waited > 15:
+        say(f"scrape beside 70 stalled clients took {waited:.1f} s")
+    for i, s in enumerate(stalled):
+        try:
+            data = s.recv(100)
+        except OSError as e:
+            data = str(e).encode()
+        if data != b"":
+            say(f"stalled client {i}: got {data!r}, want the connection closed")
+        s.close()
+
+
+{"bad": bad, "slow": slow, "parallel": parallel, "cap": cap}[CHECK]()
 sys.exit(1 if problems else 0)

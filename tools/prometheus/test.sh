@@ -264,13 +264,18 @@ r=$?
 cat "$tmp/slow.out"
 result $r "a stalled client is dropped after the 5 s deadline and pins nothing"
 
+python3 tools/prometheus/probe.py 127.0.0.1 "$hport" cap
+result $? "70 stalled clients (64 kept at a time): all dropped, a scrape still served"
+
 curl -sf "$exporter/metrics" > "$tmp/metrics.txt"
 promtool check metrics < "$tmp/metrics.txt" > "$tmp/out" 2>&1
 r=$?
 grep -qxF "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $rx_want" "$tmp/metrics.txt" || r=1
 [[ $r == 0 ]] || diag < "$tmp/out"
 result $r "still serves exact, valid metrics afterwards"
-[[ $(query 'up{job="qpistat"}') == 1 ]]
+# scrapes time out while the stalled clients hold every slot
+upped() { [[ $(query 'up{job="qpistat"}') == 1 ]]; }
+wait_for 10 upped
 result $? "Prometheus still scrapes it (up == 1)"
 
 ctl done
