@@ -63,6 +63,36 @@ build_w1() {
 	fi
 	make -C "$repo" tools > /dev/null 2>&1 && echo "ok 2 user tools build (selftest helpers, qpistat)" ||
 		echo "not ok 2 user tools build (selftest helpers, qpistat)"
+	route_builds
+}
+
+# The sample routes these kernels do not take (qpi_uncore_sample.c), in a
+# copy of the tree: "none" builds a module that counts and refuses
+# sampling; "overflow" (perf_event_overflow, not exported here) can only
+# be compiled, not linked.
+route_builds() {
+	local kdir w=$out/routes log
+	kdir=$(tools/vm/kdir.sh)
+	rm -rf "$w"
+	mkdir -p "$w"
+	cp -a "$repo/Kbuild" "$repo/drivers" "$repo/include" "$w/"
+	if log=$(make -C "$kdir" M="$w" W=1 QPIU_SAMPLE_ROUTE=none modules 2>&1) &&
+	   ! grep -qE 'warning:|error:' <<< "$log" &&
+	   ! nm "$w/drivers/qpi_uncore/qpi_uncore.ko" | grep -qE ' U perf_(tp_event|event_overflow)$'; then
+		echo "ok 3 QPIU_SAMPLE_ROUTE=none builds with W=1, no sample route linked"
+	else
+		grep -E 'warning:|error:' <<< "$log" | sed 's/^/# /'
+		echo "not ok 3 QPIU_SAMPLE_ROUTE=none builds with W=1, no sample route linked"
+	fi
+	if log=$(make -C "$kdir" M="$w" W=1 QPIU_SAMPLE_ROUTE=overflow \
+			drivers/qpi_uncore/qpi_uncore_sample.o 2>&1) &&
+	   ! grep -qE 'warning:|error:' <<< "$log" &&
+	   nm "$w/drivers/qpi_uncore/qpi_uncore_sample.o" | grep -qE ' U perf_event_overflow$'; then
+		echo "ok 4 QPIU_SAMPLE_ROUTE=overflow compiles with W=1 and calls perf_event_overflow"
+	else
+		grep -E 'warning:|error:' <<< "$log" | sed 's/^/# /'
+		echo "not ok 4 QPIU_SAMPLE_ROUTE=overflow compiles with W=1 and calls perf_event_overflow"
+	fi
 }
 
 sparse_check() {
