@@ -137,7 +137,7 @@ query() {
 	curl -sf "$api/query" "${args[@]}" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)["data"]["result"]
-print(r[0]["value"][1] if r else "none")'
+print(r[0]["value"][1] if r else "none")' 2> /dev/null || echo none
 }
 
 # wait_for SECONDS CMD...: until CMD succeeds
@@ -185,7 +185,11 @@ grep -q '^# EOF' "$tmp/metrics.txt" && { echo "# an EOF in the text format"; r=1
 result $r "OpenMetrics (Content-Type, # UNIT, # EOF) only for Accept: application/openmetrics-text"
 
 # Three good scrapes by Prometheus, then the traffic.
-scraped() { [[ $(query 'count_over_time(up{job="qpistat"}[5m]) and up{job="qpistat"} == 1') -ge 3 ]] 2> /dev/null; }
+scraped() {
+	local v
+	v=$(query 'count_over_time(up{job="qpistat"}[5m]) and up{job="qpistat"} == 1')
+	[[ $v =~ ^[0-9]+$ ]] && ((v >= 3))
+}
 wait_for 60 scraped
 result $? "Prometheus scrapes the exporter"
 ctl inject
