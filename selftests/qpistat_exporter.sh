@@ -19,7 +19,7 @@ if [ "${QPI_HOSTFWD:-}" != 1 ]; then
 	exit $KSFT_SKIP
 fi
 
-ktap_plan 7
+ktap_plan 8
 
 # ctl WORD: wait (at most 240 s) for the host to send WORD on port 9101
 ctl()
@@ -79,6 +79,15 @@ expect_num "exit status with the port taken" $? 1
 expect_eq "port taken" "$out" "qpistat: cannot listen on 127.0.0.1:9102: Address already in use"
 kill "$busy" 2> /dev/null
 wait "$busy" 2> /dev/null
+t_end
+
+t_begin "textfile_output"
+# for promtool check metrics on the host, which reads it from the console
+out=$("$QPISTAT" --prometheus -- sh -c \
+	"echo 'packet socket=0 port=1 dir=rx mc=drs count=100' > $DBG/inject")
+echo "$out" | grep -qxF 'qpi_rx_bytes_total{socket="0",port="1"} 6400' ||
+	fail "no 6400 B received on socket 0 port 1: $out"
+echo "$out" | sed 's/^/# textfile: /'
 t_end
 
 t_begin "network_up"

@@ -299,9 +299,18 @@ while read -r line; do
 	"# not ok "[0-9]*) result 1 "guest: ${line#\# not ok [0-9]* }" ;;
 	"ok - kernel log clean") result 0 "guest: kernel log clean" ;;
 	"not ok - kernel log clean") result 1 "guest: kernel log clean" ;;
+	"# # textfile: "*) ;;
 	"# # "*) echo "$line" ;;
 	esac
 done < "$tmp/vm.log"
+# qpistat --prometheus, the textfile collector's input, from the guest
+sed -n 's/^# # textfile: //p' "$tmp/vm.log" > "$tmp/textfile.prom"
+promtool check metrics < "$tmp/textfile.prom" > "$tmp/out" 2>&1
+r=$?
+grep -qxF 'qpi_rx_bytes_total{socket="0",port="1"} 6400' "$tmp/textfile.prom" || r=1
+[[ $r == 0 ]] || diag < "$tmp/out"
+result $r "promtool check metrics passes on qpistat --prometheus ($(grep -c '^# TYPE' "$tmp/textfile.prom") families)"
+
 grep -q '^# ok [0-9]* sigterm_ends_cleanly' "$tmp/vm.log" && [[ $vrc == 0 ]] &&
 	grep -q '^ok - kernel log clean' "$tmp/vm.log"
 result $? "guest test ran to the end, run-vm exit status $vrc"
