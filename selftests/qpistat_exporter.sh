@@ -53,6 +53,8 @@ expect_num "lines without PMUs" "$(echo "$out" | wc -l)" 3
 out=$("$QPISTAT" --listen 127.0.0.1:0 2>&1)
 expect_num "exit status for port 0" $? 2
 expect_eq "bad --listen" "$out" "qpistat: --listen '127.0.0.1:0': want [ADDR:]PORT, PORT 1-65535"
+"$QPISTAT" --listen 9100 --json > /dev/null 2>&1
+expect_num "exit status for --listen with --json" $? 2
 expect_ok "load qpisim" qsim ivbep sockets=2 qpi_rate=7
 expect_ok "load qpi_uncore" qpiu_load
 # Debian's default 3 refuses even CAP_PERFMON (it wants CAP_SYS_ADMIN)

@@ -616,7 +616,6 @@ static void respond(struct conn *c, int status, const char *ctype,
 	if (!head)
 		sb_printf(&c->out, "%.*s", (int)len, body);
 	c->state = WRITING;
-	/* no data may follow: whatever the client sends is drained */
 }
 
 static void respond_text(struct conn *c, int status, const char *extra,
@@ -917,7 +916,8 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (interval <= 0 || (listen && optind < argc))
+	/* the exporter answers each scrape in the format it asks for */
+	if (interval <= 0 || (listen && (optind < argc || fmt != FMT_TABLE)))
 		usage();
 	if (listen)
 		lfd = listen_on(listen, where, sizeof(where));
