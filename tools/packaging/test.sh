@@ -12,18 +12,7 @@ kdir=/usr/src/linux-headers-$kver
 [[ -d $kdir ]] || kdir=/lib/modules/$kver/build
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 rc=0
-
-result() # OK NAME
-{
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		rc=1
-	fi
-}
+. "$repo/tools/ktap.sh"
 
 echo "KTAP version 1"
 echo "1..5"

@@ -29,17 +29,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-n=0 rc=0
-result() # RC NAME
-{
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		rc=1
-	fi
-}
+. "$repo/tools/ktap.sh"
 
 # indent OUTPUT as KTAP diagnostics
 diag() { sed 's/^/# /'; }
