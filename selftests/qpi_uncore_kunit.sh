@@ -1,24 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The KUnit suite of the pure logic, where the kernel has KUnit (the debug
-# tier builds qpi_uncore_kunit.ko); skipped elsewhere.
+# The KUnit suites of the pure code, where the kernel has KUnit (the debug
+# tier builds qpi_uncore_kunit.ko and qpisim_kunit.ko); skipped elsewhere.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 1
+ktap_plan 2
 
-ko=$MODDIR/qpi_uncore_kunit.ko
-if [ ! -f "$ko" ]; then
-	t_skip "kunit_qpi_uncore" "kernel without KUnit: no qpi_uncore_kunit.ko"
-	ktap_finish
-fi
+# kunit_suite MODULE SUITE: load the module, whose suite runs at load, and
+# check the suite's results.
+kunit_suite()
+{
+	ko=$MODDIR/$1.ko
+	if [ ! -f "$ko" ]; then
+		t_skip "kunit_$2" "kernel without KUnit: no $1.ko"
+		return
+	fi
+	t_begin "kunit_$2"
+	expect_ok "insmod" insmod "$ko"
+	res=/sys/kernel/debug/kunit/$2/results
+	sed 's/^/# /' "$res"
+	grep -q "^ok [0-9]* $2" "$res" || fail "suite did not pass"
+	expect_num "failed cases" "$(grep -c '^ *not ok' "$res")" 0
+	rmmod "$1"
+	t_end
+}
 
-t_begin "kunit_qpi_uncore"
-expect_ok "insmod" insmod "$ko"
-res=/sys/kernel/debug/kunit/qpi_uncore/results
-sed 's/^/# /' "$res"
-grep -q "^ok [0-9]* qpi_uncore" "$res" || fail "suite did not pass"
-expect_num "failed cases" "$(grep -c '^ *not ok' "$res")" 0
-rmmod qpi_uncore_kunit
-t_end
+kunit_suite qpi_uncore_kunit qpi_uncore
+kunit_suite qpisim_kunit qpisim
 
 ktap_finish

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the hardware-independent rules of qpi_uncore and of the
- * qpisim counting engine, for kernels built with CONFIG_KUNIT (the debug
- * tier, tools/debug-kernel).  The host unit tests in tools/unittest cover
- * the same code more widely; these prove it in kernel context, under KASAN
- * and UBSAN.
+ * KUnit cases of qpi_uncore's hardware-independent rules (logic.c, desc.c),
+ * for kernels built with CONFIG_KUNIT (the debug tier, tools/debug-kernel).
  */
 #include <kunit/test.h>
 
-/* The code under test, built into this module on its own. */
+/*
+ * The code under test, built into this module on its own.  The host unit
+ * tests in tools/unittest cover it more widely; these prove it in kernel
+ * context, under KASAN and UBSAN.
+ */
 #include "qpi_uncore_logic.c"
 #include "qpi_uncore_desc.c"
-#include "../qpisim/qpisim_model.c"
 
 static void qpiu_kunit_assign(struct kunit *test)
 {
@@ -75,26 +75,10 @@ static void qpiu_kunit_read(struct kunit *test)
 			-EAGAIN);
 }
 
-static void qsim_kunit_eval(struct kunit *test)
-{
-	static const u8 pat[] = { 2, 2, 1, 0 };
-	struct qsim_seg seg = { pat, ARRAY_SIZE(pat), 1000 };
-	bool cmp = false;
-
-	KUNIT_EXPECT_EQ(test, qsim_eval(0, &seg, 1, &cmp), 5000ULL);
-	KUNIT_EXPECT_EQ(test, qsim_eval(2U << UNC_CTL_THRESH_SHIFT, &seg, 1,
-					&cmp), 2000ULL);
-	cmp = false;
-	KUNIT_EXPECT_EQ(test, qsim_eval(1U << UNC_CTL_THRESH_SHIFT |
-					UNC_CTL_EDGE_DET, &seg, 1, &cmp),
-			1000ULL);
-}
-
 static struct kunit_case qpiu_kunit_cases[] = {
 	KUNIT_CASE(qpiu_kunit_assign),
 	KUNIT_CASE(qpiu_kunit_config),
 	KUNIT_CASE(qpiu_kunit_read),
-	KUNIT_CASE(qsim_kunit_eval),
 	{ }
 };
 
@@ -105,5 +89,5 @@ static struct kunit_suite qpiu_kunit_suite = {
 
 kunit_test_suite(qpiu_kunit_suite);
 
-MODULE_DESCRIPTION("KUnit tests of qpi_uncore and qpisim logic");
+MODULE_DESCRIPTION("KUnit tests of qpi_uncore logic");
 MODULE_LICENSE("GPL");
