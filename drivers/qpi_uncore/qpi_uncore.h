@@ -162,13 +162,19 @@ void qpiu_box_clear_status(struct qpiu_box *box, u32 bits);
 void qpiu_box_put(struct qpiu_box *box);
 
 /* qpi_uncore_topology.c */
-typedef void (*qpiu_reader_changed_fn)(unsigned int socket, int old_cpu,
-				       int new_cpu);
+/*
+ * What topology tells the layer above it, under qpiu_mutex: socket @socket
+ * is now read by @new_cpu (-1: none) instead of @old_cpu.
+ */
+struct qpiu_topology_ops {
+	void (*reader_changed)(unsigned int socket, int old_cpu, int new_cpu);
+};
+
 extern struct mutex qpiu_mutex;
 int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat);
 int qpiu_socket_reader(unsigned int socket);
 unsigned int qpiu_cpu_socket(unsigned int cpu);
-int qpiu_hotplug_init(qpiu_reader_changed_fn reader_changed);
+int qpiu_hotplug_init(const struct qpiu_topology_ops *ops);
 void qpiu_hotplug_exit(void);
 
 /* qpi_uncore_reject.c */
@@ -209,10 +215,10 @@ struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
 struct qpiu_box *qpiu_pmu_add_msr_box(struct qpiu_pmu *qpmu,
 				      unsigned int socket);
 void qpiu_pmu_remove_box(struct qpiu_box *box);
-void qpiu_pmus_set_reader(unsigned int socket, int old_cpu, int new_cpu);
 int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
 		    struct pci_dev *mm);
 void qpiu_pmus_destroy(void);
+extern const struct qpiu_topology_ops qpiu_pmus_topology_ops;
 const char *qpiu_pmus_platform_name(void);
 
 /* qpi_uncore_sbox.c: the Xeon 7500 S-Box PMUs */

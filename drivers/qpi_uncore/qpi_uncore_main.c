@@ -137,7 +137,7 @@ static int __init qpiu_init(void)
 	int ret;
 
 	qpiu_check_conflicts();
-	ret = qpiu_hotplug_init(qpiu_pmus_set_reader);
+	ret = qpiu_hotplug_init(&qpiu_pmus_topology_ops);
 	if (ret)
 		return ret;
 	ret = pci_register_driver(&qpiu_driver);

@@ -225,7 +225,8 @@ int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
 }
 
 /* Socket @socket is now read by @new_cpu (-1: none) instead of @old_cpu. */
-void qpiu_pmus_set_reader(unsigned int socket, int old_cpu, int new_cpu)
+static void qpiu_pmus_set_reader(unsigned int socket, int old_cpu,
+				 int new_cpu)
 {
 	unsigned int k, i;
 
@@ -255,6 +256,11 @@ void qpiu_pmus_set_reader(unsigned int socket, int old_cpu, int new_cpu)
 		}
 	}
 }
+
+/* Topology sits below the registry: it calls up through these. */
+const struct qpiu_topology_ops qpiu_pmus_topology_ops = {
+	.reader_changed = qpiu_pmus_set_reader,
+};
 
 const char *qpiu_pmus_platform_name(void)
 {

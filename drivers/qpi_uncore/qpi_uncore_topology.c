@@ -21,7 +21,7 @@
 DEFINE_MUTEX(qpiu_mutex);
 
 /* Told, under qpiu_mutex, when a socket's reader changes (the registry). */
-static qpiu_reader_changed_fn qpiu_reader_changed;
+static const struct qpiu_topology_ops *qpiu_topology_ops;
 
 /* Reader CPU of each socket, -1 when it has no online CPU; qpiu_mutex. */
 static int qpiu_readers[QPIU_MAX_SOCKETS] = {
@@ -141,7 +141,7 @@ static int qpiu_cpu_online(unsigned int cpu)
 	mutex_lock(&qpiu_mutex);
 	if (qpiu_readers[socket] < 0) {
 		qpiu_readers[socket] = cpu;
-		qpiu_reader_changed(socket, -1, cpu);
+		qpiu_topology_ops->reader_changed(socket, -1, cpu);
 	}
 	mutex_unlock(&qpiu_mutex);
 	return 0;
@@ -164,17 +164,18 @@ static int qpiu_cpu_offline(unsigned int cpu)
 	if (qpiu_readers[socket] == (int)cpu) {
 		target = cpumask_any_but(topology_core_cpumask(cpu), cpu);
 		qpiu_readers[socket] = target < nr_cpu_ids ? (int)target : -1;
-		qpiu_reader_changed(socket, cpu, qpiu_readers[socket]);
+		qpiu_topology_ops->reader_changed(socket, cpu,
+						  qpiu_readers[socket]);
 	}
 	mutex_unlock(&qpiu_mutex);
 	return 0;
 }
 
-int qpiu_hotplug_init(qpiu_reader_changed_fn reader_changed)
+int qpiu_hotplug_init(const struct qpiu_topology_ops *ops)
 {
 	int ret;
 
-	qpiu_reader_changed = reader_changed;
+	qpiu_topology_ops = ops;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "perf/qpi_uncore:online",
 				qpiu_cpu_online, qpiu_cpu_offline);
 	if (ret < 0)
