@@ -89,13 +89,13 @@ echo 2 > /proc/sys/kernel/perf_event_paranoid
 out=$(su nobody -s /bin/sh -c "$QPISTAT -I 10 -c 1" 2>&1)
 rc=$?
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
-expect_num "exit status without permission" "$rc" 1
+expect_num "exit status without permission (EX_NOPERM)" "$rc" 77
 echo "$out" | grep -q "permission denied opening qpi events" || fail "no permission message: $out"
 echo "$out" | grep -q "perf_event_paranoid <= 0 (it is 2)" || fail "paranoid value not named"
 expect_ok "unload" qpiu_unload
 out=$("$QPISTAT" -I 10 -c 1 2>&1)
 rc=$?
-expect_num "exit status without PMUs" "$rc" 1
+expect_num "exit status without PMUs (EX_UNAVAILABLE)" "$rc" 69
 echo "$out" | grep -q "no uncore_qpi_\* PMU" || fail "no 'no PMU' message: $out"
 echo "$out" | grep -q "Load the driver: modprobe qpi_uncore" || fail "no advice: $out"
 t_end

@@ -47,58 +47,123 @@ static bool next_line(const char **p, const char *end, const char **line,
 	return true;
 }
 
-static double accept_q(const char *params, size_t len)
+static bool is_ows(char c)
 {
-	char num[16];
-	size_t i = 0, n;
-
-	while (i < len) {
-		while (i < len && (params[i] == ';' || params[i] == ' ' || params[i] == '\t'))
-			i++;
-		if (len - i > 2 && (params[i] == 'q' || params[i] == 'Q') &&
-		    params[i + 1] == '=') {
-			i += 2;
-			for (n = 0; i < len && n < sizeof(num) - 1 &&
-			     (isdigit((unsigned char)params[i]) || params[i] == '.'); i++)
-				num[n++] = params[i];
-			num[n] = 0;
-			return n ? strtod(num, NULL) : 0;
-		}
-		while (i < len && params[i] != ';')
-			i++;
-	}
-	return 1;
+	return c == ' ' || c == '\t';
 }
 
-bool http_wants_openmetrics(const char *v, size_t len)
+/* One media range of Accept: its type, q (default 1) and version. */
+struct media_range {
+	const char *type, *version;
+	size_t tlen, vlen;
+	double q;
+};
+
+/*
+ * The parameters of a media range, [p, end) starting at its first ';'.
+ * Only q and version matter here; a value may be a quoted string.
+ */
+static void media_params(const char *p, const char *end, struct media_range *m)
 {
-	double om = 0, text = 0;
+	while (p < end) {
+		const char *name, *val, *pend;
+		size_t nlen, vlen;
+
+		while (p < end && (*p == ';' || is_ows(*p)))
+			p++;
+		for (pend = p; pend < end && *pend != ';'; pend++)
+			;
+		name = p;
+		while (p < pend && *p != '=' && !is_ows(*p))
+			p++;
+		nlen = p - name;
+		while (p < pend && is_ows(*p))
+			p++;
+		if (p == pend || *p != '=') {
+			p = pend;
+			continue;
+		}
+		p++;
+		while (p < pend && is_ows(*p))
+			p++;
+		val = p;
+		vlen = pend - p;
+		while (vlen && is_ows(val[vlen - 1]))
+			vlen--;
+		if (vlen >= 2 && val[0] == '"' && val[vlen - 1] == '"') {
+			val++;
+			vlen -= 2;
+		}
+		if (nlen == 1 && (*name == 'q' || *name == 'Q')) {
+			char num[8];
+			size_t i;
+
+			for (i = 0; i < vlen; i++)
+				if (!isdigit((unsigned char)val[i]) && val[i] != '.')
+					break;
+			/* qvalue: 0, 1 or 0.ddd; anything else refuses the type */
+			if (!vlen || i < vlen || vlen >= sizeof(num)) {
+				m->q = 0;
+			} else {
+				memcpy(num, val, vlen);
+				num[vlen] = 0;
+				m->q = strtod(num, NULL);
+				if (m->q > 1)
+					m->q = 1;
+			}
+		} else if (nlen == 7 && !strncasecmp(name, "version", 7)) {
+			m->version = val;
+			m->vlen = vlen;
+		}
+		p = pend;
+	}
+}
+
+void http_accept_add(struct http_accept *a, const char *v, size_t len)
+{
 	const char *end = v + len;
 
 	while (v < end) {
 		const char *comma = memchr(v, ',', end - v);
 		const char *item_end = comma ? comma : end;
-		const char *semi, *type;
-		size_t tlen;
-		double q;
+		const char *semi;
+		struct media_range m = { .q = 1 };
 
-		while (v < item_end && (*v == ' ' || *v == '\t'))
+		while (v < item_end && is_ows(*v))
 			v++;
 		semi = memchr(v, ';', item_end - v);
-		type = v;
-		tlen = (semi ? semi : item_end) - v;
-		while (tlen && (type[tlen - 1] == ' ' || type[tlen - 1] == '\t'))
-			tlen--;
-		q = semi ? accept_q(semi, item_end - semi) : 1;
-#define IS(s) (tlen == strlen(s) && !strncasecmp(type, s, tlen))
-		if (IS("application/openmetrics-text"))
-			om = q > om ? q : om;
-		else if (IS("text/plain") || IS("text/*") || IS("*/*"))
-			text = q > text ? q : text;
+		m.type = v;
+		m.tlen = (semi ? semi : item_end) - v;
+		while (m.tlen && is_ows(m.type[m.tlen - 1]))
+			m.tlen--;
+		if (semi)
+			media_params(semi, item_end, &m);
+#define IS(s) (m.tlen == strlen(s) && !strncasecmp(m.type, s, m.tlen))
+		/* an OpenMetrics version we do not produce does not count */
+		if ((IS("application/openmetrics-text") || IS("application/*")) &&
+		    (!m.version || (m.vlen == 5 && !strncmp(m.version, "1.0.0", 5)))) {
+			if (m.q > a->om)
+				a->om = m.q;
+		} else if (IS("text/plain") || IS("text/*") || IS("*/*")) {
+			if (m.q > a->text)
+				a->text = m.q;
+		}
 #undef IS
 		v = comma ? comma + 1 : end;
 	}
-	return om > 0 && om >= text;
+}
+
+bool http_accept_openmetrics(const struct http_accept *a)
+{
+	return a->om > 0 && a->om > a->text;
+}
+
+bool http_wants_openmetrics(const char *v, size_t len)
+{
+	struct http_accept a = { };
+
+	http_accept_add(&a, v, len);
+	return http_accept_openmetrics(&a);
 }
 
 static void bad(struct http_request *req, int status, const char *why)
@@ -110,6 +175,7 @@ static void bad(struct http_request *req, int status, const char *why)
 void http_parse(const char *buf, size_t len, struct http_request *req)
 {
 	const char *p = buf, *end = buf + len, *line, *sp1, *sp2, *q;
+	struct http_accept accept = { };
 	size_t n, mlen, tlen;
 
 	memset(req, 0, sizeof(*req));
@@ -134,6 +200,8 @@ void http_parse(const char *buf, size_t len, struct http_request *req)
 	if (line + n - sp2 - 1 != 8 ||
 	    (strncmp(sp2 + 1, "HTTP/1.1", 8) && strncmp(sp2 + 1, "HTTP/1.0", 8)))
 		return bad(req, 400, "not HTTP/1.0 or HTTP/1.1");
+	/* known before the headers, so that a HEAD's 400 has no body either */
+	req->head = mlen == 4 && !strncmp(buf, "HEAD", 4);
 
 	while (next_line(&p, end, &line, &n) && n) {
 		const char *colon = memchr(line, ':', n);
@@ -147,13 +215,11 @@ void http_parse(const char *buf, size_t len, struct http_request *req)
 			if (((unsigned char)*q < ' ' && *q != '\t') || *q == 0x7f)
 				return bad(req, 400, "control character in a header");
 		if (colon - line == 6 && !strncasecmp(line, "Accept", 6))
-			req->openmetrics = http_wants_openmetrics(colon + 1,
-								  line + n - colon - 1);
+			http_accept_add(&accept, colon + 1, line + n - colon - 1);
 	}
+	req->openmetrics = http_accept_openmetrics(&accept);
 
-	if (mlen == 4 && !strncmp(buf, "HEAD", 4))
-		req->head = true;
-	else if (mlen != 3 || strncmp(buf, "GET", 3))
+	if (!req->head && (mlen != 3 || strncmp(buf, "GET", 3)))
 		return bad(req, 405, "method not allowed");
 	if (sp1[1] != '/')
 		return bad(req, 400, "request target is not a path");

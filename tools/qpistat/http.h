@@ -18,7 +18,7 @@ struct http_request {
 	int status;		/* 0: complete and valid; else 400, 404, 405 */
 	const char *why;	/* for an error status: what was wrong */
 	bool head;		/* HEAD: headers only */
-	bool openmetrics;	/* Accept prefers application/openmetrics-text */
+	bool openmetrics;	/* Accept prefers OpenMetrics 1.0.0 */
 	enum http_route route;
 };
 
@@ -31,7 +31,21 @@ size_t http_header_end(const char *buf, size_t len);
 /* Parse the complete header block buf[0..len). */
 void http_parse(const char *buf, size_t len, struct http_request *req);
 
-/* true if the Accept value @v prefers OpenMetrics to the classic format */
+/*
+ * The best q-values that the Accept header values seen so far give the two
+ * formats qpistat produces: OpenMetrics 1.0.0 and the classic text 0.0.4.
+ * A request may carry several Accept headers: they add up.
+ */
+struct http_accept {
+	double om, text;
+};
+
+void http_accept_add(struct http_accept *a, const char *v, size_t len);
+
+/* OpenMetrics only when strictly preferred: on a tie, the classic text */
+bool http_accept_openmetrics(const struct http_accept *a);
+
+/* true if the single Accept value @v prefers OpenMetrics 1.0.0 */
 bool http_wants_openmetrics(const char *v, size_t len);
 
 const char *http_reason(int status);

@@ -26,15 +26,17 @@
 #include <string.h>
 #include <netdb.h>
 #include <poll.h>
+#include <linux/capability.h>
 #include <sys/ioctl.h>
-#include <sys/signalfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "http.h"
+#include "server.h"
 
 #define PMU_DIR		"/sys/bus/event_source/devices"
 #define MAX_SOCKETS	64
@@ -106,7 +108,7 @@ static void die_perm(const char *pmu)
 		fprintf(stderr,
 			"  Above 2 the kernel refuses CAP_PERFMON too: a service with only\n"
 			"  CAP_PERFMON needs kernel.perf_event_paranoid <= 2.\n");
-	exit(1);
+	exit(EX_NOPERM);
 }
 
 static void die_no_pmus(void)
@@ -122,7 +124,7 @@ static void die_no_pmus(void)
 	else
 		fprintf(stderr, "  intel_uncore is loaded and registered none: this CPU may have no QPI PMON functions.\n");
 	fprintf(stderr, "  These PMUs exist on Xeon E5-2600 v1-v4 (and in the qpisim test machine).\n");
-	exit(1);
+	exit(EX_UNAVAILABLE);
 }
 
 static long perf_open(struct perf_event_attr *attr, int cpu, int group)
@@ -392,41 +394,6 @@ static void print_json(double t, double dt, bool cum)
 	fflush(stdout);
 }
 
-/* A growing text buffer; @oom once an allocation failed. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void __attribute__((format(printf, 2, 3)))
-sb_printf(struct sbuf *sb, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (sb->oom)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(sb->p + sb->len, sb->cap - sb->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			sb->oom = true;
-			return;
-		}
-		if (sb->len + n < sb->cap)
-			break;
-		sb->cap = (sb->len + n + 1) * 2;
-		sb->p = realloc(sb->p, sb->cap);
-		if (!sb->p) {
-			sb->oom = true;
-			return;
-		}
-	}
-	sb->len += n;
-}
-
 enum {
 	M_CLK, M_RX_BYTES, M_TX_BYTES, M_RX_FLITS, M_UTIL, M_OVERHEAD,
 	M_SPEED, M_R3_CLK, M_VNA, M_VN0,
@@ -571,144 +538,20 @@ static void print_prom(double dt)
 }
 
 /*
- * Exporter mode: qpistat --listen ADDR:PORT serves GET /metrics.  One
- * thread, non-blocking sockets and poll(): a scrape reads each group once
- * and answers from memory, so scrapers never wait on each other for long.
- * Every connection has a deadline, so a slow or silent client cannot keep
- * a slot; at most MAX_CONNS are open, the rest wait in the listen backlog.
+ * Exporter mode: every scrape reads each group once and answers from that;
+ * the gauges cover the time since the previous scrape by any scraper.
  */
-#define MAX_CONNS	64
-#define CONN_TIMEOUT_MS	5000	/* from accept to the last byte sent */
-#define DRAIN_MS	1000	/* reading what the client still sends */
-
-enum conn_state { READING, WRITING, DRAINING };
-
-struct conn {
-	int fd;
-	enum conn_state state;
-	double deadline;
-	size_t len;
-	struct sbuf out;
-	size_t off;
-	char req[HTTP_MAX_REQUEST];
-};
-
-static struct conn *conns[MAX_CONNS];
-static int nr_conns;
 static double last_read;
 
-static void conn_close(int i)
+static int scrape(struct sbuf *sb, bool openmetrics)
 {
-	struct conn *c = conns[i];
+	double t = now_s();
 
-	close(c->fd);
-	free(c->out.p);
-	free(c);
-	conns[i] = conns[--nr_conns];
-}
-
-static void respond(struct conn *c, int status, const char *ctype,
-		    const char *extra, const char *body, size_t len, bool head)
-{
-	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-		  "Content-Length: %zu\r\n%sConnection: close\r\n\r\n",
-		  status, http_reason(status), ctype, len, extra ? extra : "");
-	if (!head)
-		sb_printf(&c->out, "%.*s", (int)len, body);
-	c->state = WRITING;
-}
-
-static void respond_text(struct conn *c, int status, const char *extra,
-			 const char *msg, bool head)
-{
-	char body[256];
-	int n = snprintf(body, sizeof(body), "%d %s: %s\n", status,
-			 http_reason(status), msg);
-
-	respond(c, status, "text/plain; charset=utf-8", extra, body, n, head);
-}
-
-static void handle_request(struct conn *c, size_t end)
-{
-	struct http_request req;
-	struct sbuf body = { };
-	double t;
-
-	http_parse(c->req, end, &req);
-	if (req.status) {
-		respond_text(c, req.status, req.status == 405 ?
-			     "Allow: GET, HEAD\r\n" : NULL, req.why, false);
-		return;
-	}
-	if (req.route == ROUTE_ROOT) {
-		respond_text(c, 200, NULL, "qpistat exporter, metrics at /metrics", req.head);
-		return;
-	}
-	t = now_s();
-	if (try_read_all()) {
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "reading the counters failed: %s",
-			 strerror(errno));
-		fprintf(stderr, "qpistat: %s\n", msg);
-		respond_text(c, 500, NULL, msg, req.head);
-		return;
-	}
-	exposition(&body, t - last_read, req.openmetrics);
+	if (try_read_all())
+		return errno;
+	exposition(sb, t - last_read, openmetrics);
 	last_read = t;
-	if (body.oom) {
-		respond_text(c, 500, NULL, "out of memory", req.head);
-	} else {
-		respond(c, 200, req.openmetrics ?
-			"application/openmetrics-text; version=1.0.0; charset=utf-8" :
-			"text/plain; version=0.0.4; charset=utf-8",
-			NULL, body.p, body.len, req.head);
-	}
-	free(body.p);
-}
-
-/* Returns false when the connection is done with. */
-static bool conn_io(struct conn *c)
-{
-	char scratch[4096];
-	ssize_t n;
-	size_t end;
-
-	switch (c->state) {
-	case READING:
-		n = read(c->fd, c->req + c->len, sizeof(c->req) - c->len);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return true;
-		if (n <= 0)
-			return false;
-		c->len += n;
-		end = http_header_end(c->req, c->len);
-		if (end)
-			handle_request(c, end);
-		else if (c->len == sizeof(c->req))
-			respond_text(c, 400, NULL, "request header larger than 8192 bytes", false);
-		if (c->out.oom)
-			return false;
-		return true;
-	case WRITING:
-		n = send(c->fd, c->out.p + c->off, c->out.len - c->off, MSG_NOSIGNAL);
-		if (n < 0)
-			return errno == EAGAIN || errno == EINTR;
-		c->off += n;
-		if (c->off < c->out.len)
-			return true;
-		shutdown(c->fd, SHUT_WR);
-		c->state = DRAINING;
-		if (c->deadline > now_s() + DRAIN_MS / 1e3)
-			c->deadline = now_s() + DRAIN_MS / 1e3;
-		return true;
-	case DRAINING:
-		n = read(c->fd, scratch, sizeof(scratch));
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return true;
-		return n > 0;
-	}
-	return false;
+	return 0;
 }
 
 /* ADDR:PORT, [ADDR]:PORT, :PORT or PORT; the address defaults to 127.0.0.1 */
@@ -768,88 +611,47 @@ static int listen_on(const char *spec, char *where, size_t wlen)
 	return fd;
 }
 
-static void accept_all(int lfd)
+static void enable_all(int on)
 {
-	while (nr_conns < MAX_CONNS) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct conn *c;
+	int i;
 
-		if (fd < 0) {
-			if (errno == ECONNABORTED || errno == EINTR)
-				continue;
-			/* EAGAIN, or out of fds: retry at the next poll */
-			return;
-		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			return;
-		}
-		c->fd = fd;
-		c->state = READING;
-		c->deadline = now_s() + CONN_TIMEOUT_MS / 1e3;
-		conns[nr_conns++] = c;
+	for (i = 0; i < nr_boxes; i++)
+		ioctl(boxes[i].fd[0], on ? PERF_EVENT_IOC_ENABLE :
+		      PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+}
+
+/*
+ * Nothing after the events are open needs a capability: qpistat never
+ * reopens them (a PMU that goes away gets 500s until it is restarted).
+ * Drop them all before reading a byte from the network.
+ */
+static void drop_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2] = { };
+
+	if ((prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) &&
+	     errno != EINVAL) || syscall(SYS_capset, &hdr, data)) {
+		fprintf(stderr, "qpistat: cannot drop capabilities: %s\n",
+			strerror(errno));
+		exit(1);
 	}
 }
 
-static int serve(int lfd, const char *where)
+static int listen_mode(int lfd, const char *where)
 {
-	struct pollfd pfd[2 + MAX_CONNS];
-	int sfd, i, nq = 0, nr3 = 0;
-	sigset_t set;
+	int i, nq = 0, nr3 = 0;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (sfd < 0) {
-		fprintf(stderr, "qpistat: signalfd: %s\n", strerror(errno));
-		exit(1);
-	}
+	enable_all(1);
+	last_read = now_s();
+	drop_capabilities();
 	for (i = 0; i < nr_boxes; i++)
 		boxes[i].kind == QPI ? nq++ : nr3++;
 	fprintf(stderr, "qpistat: serving %d QPI ports and %d R3QPI links at http://%s/metrics\n",
 		nq, nr3, where);
-	last_read = now_s();
-	for (;;) {
-		struct signalfd_siginfo si;
-		double now = now_s(), next = now + 3600;
-		int n = 0, timeout;
-
-		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-		pfd[n++] = (struct pollfd){ .fd = nr_conns < MAX_CONNS ? lfd : -1,
-					    .events = POLLIN };
-		for (i = 0; i < nr_conns; i++) {
-			pfd[n++] = (struct pollfd){ .fd = conns[i]->fd,
-				.events = conns[i]->state == WRITING ? POLLOUT : POLLIN };
-			if (conns[i]->deadline < next)
-				next = conns[i]->deadline;
-		}
-		timeout = next > now ? (int)((next - now) * 1000) + 1 : 0;
-		if (poll(pfd, n, timeout) < 0 && errno != EINTR) {
-			fprintf(stderr, "qpistat: poll: %s\n", strerror(errno));
-			exit(1);
-		}
-		if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			fprintf(stderr, "qpistat: %s, stopping\n", strsignal(si.ssi_signo));
-			break;
-		}
-		/* connections first: conn_close() reorders conns[] */
-		now = now_s();
-		for (i = nr_conns - 1; i >= 0; i--) {
-			short re = pfd[2 + i].revents;
-
-			if (now >= conns[i]->deadline || (re && !conn_io(conns[i])))
-				conn_close(i);
-		}
-		if (pfd[1].revents)
-			accept_all(lfd);
-	}
-	while (nr_conns)
-		conn_close(nr_conns - 1);
-	close(lfd);
-	close(sfd);
+	serve(lfd, scrape);
 	for (i = 0; i < nr_boxes; i++) {
 		int j;
 
@@ -877,15 +679,6 @@ static void usage(void)
 		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1)\n"
 		"  -- command          count while command runs, print once\n");
 	exit(2);
-}
-
-static void enable_all(int on)
-{
-	int i;
-
-	for (i = 0; i < nr_boxes; i++)
-		ioctl(boxes[i].fd[0], on ? PERF_EVENT_IOC_ENABLE :
-		      PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
 }
 
 int main(int argc, char **argv)
@@ -928,10 +721,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_BOXES; i++)
 		open_pmu(R3QPI, i);
 	read_speeds();
-	if (listen) {
-		enable_all(1);
-		return serve(lfd, where);
-	}
+	if (listen)
+		return listen_mode(lfd, where);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 

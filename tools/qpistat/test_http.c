@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of qpistat's HTTP request parser (http.c), KTAP.
- * Built and run by tools/prometheus/test.sh with ASan and UBSan.
+ * Host unit tests of qpistat's HTTP request parser (http.c), then of its
+ * server (test_server.c): make -C tools/qpistat test, with ASan and UBSan.
+ * Flat KTAP, one line per case.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "http.h"
+#include "test.h"
 
 static int n, failed;
 
-static void ok(int cond, const char *name)
+void ok(int cond, const char *fmt, ...)
 {
+	va_list ap;
+
 	n++;
 	if (!cond)
 		failed++;
-	printf("%sok %d %s\n", cond ? "" : "not ", n, name);
+	printf("%sok %d ", cond ? "" : "not ", n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
 }
 
 /* parse @s (a complete request) and compare status, route and format */
@@ -31,12 +41,22 @@ static void req(const char *s, int status, int route, int om, const char *name)
 	if (!good)
 		printf("# %s: status %d route %d openmetrics %d\n", name,
 		       r.status, r.route, r.openmetrics);
-	ok(good, name);
+	ok(good, "%s", name);
+}
+
+/* parse @s and compare status and the HEAD flag */
+static void head_is(const char *s, int status, const char *name)
+{
+	struct http_request r;
+
+	http_parse(s, strlen(s), &r);
+	ok(r.status == status && r.head, "%s: status %d, head %d", name,
+	   r.status, r.head);
 }
 
 static void accept_is(const char *v, int want, const char *name)
 {
-	ok(http_wants_openmetrics(v, strlen(v)) == want, name);
+	ok(http_wants_openmetrics(v, strlen(v)) == want, "%s", name);
 }
 
 int main(void)
@@ -91,6 +111,38 @@ int main(void)
 	accept_is("application/openmetrics-text; q=0", 0, "openmetrics refused with q=0");
 	accept_is("text/plain;q=0.9, application/openmetrics-text;q=0.5", 0, "text preferred by q");
 	accept_is("Application/OpenMetrics-Text ; version=1.0.0", 1, "case and spaces");
+
+	accept_is("application/openmetrics-text;version=0.0.1,text/plain;version=0.0.4;q=0.5",
+		  0, "OpenMetrics 0.0.1 only: we do not produce it, the text format");
+	accept_is("application/openmetrics-text;version=0.0.1;q=1,application/openmetrics-text;version=1.0.0;q=0.8,text/plain;q=0.5",
+		  1, "OpenMetrics 1.0.0 at a lower q than 0.0.1: still 1.0.0 over text");
+	accept_is("application/openmetrics-text; version=\"1.0.0\"; q=0.7, text/plain;q=0.6",
+		  1, "quoted version, spaces around parameters");
+	accept_is("application/openmetrics-text;version=2.0.0", 0, "OpenMetrics 2.0.0: the text format");
+	accept_is("application/openmetrics-text, text/plain", 0, "q tie at 1: the text format");
+	accept_is("application/openmetrics-text;q=0.5,*/*;q=0.5", 0, "q tie with */*: the text format");
+	accept_is("application/openmetrics-text;q=0.501,text/plain;q=0.5", 1, "OpenMetrics higher by 0.001");
+	accept_is("application/openmetrics-text;q=x", 0, "unparsable q refuses the type");
+	accept_is("application/*;q=0.9,text/plain;q=0.2", 1, "application/* covers OpenMetrics");
+	accept_is(";;,;q=1, ,", 0, "empty media ranges");
+	req("GET /metrics HTTP/1.1\r\nAccept: text/plain;q=0.5\r\n"
+	    "Accept: application/openmetrics-text;version=1.0.0\r\n\r\n",
+	    0, ROUTE_METRICS, 1, "two Accept headers: OpenMetrics in the second wins");
+	req("GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;q=0.4\r\n"
+	    "accept: text/plain;q=0.9\r\n\r\n",
+	    0, ROUTE_METRICS, 0, "two Accept headers: text in the second wins");
+	req("GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text\r\n"
+	    "Accept: */*\r\n\r\n",
+	    0, ROUTE_METRICS, 0, "two Accept headers tied: the text format");
+	req("GET /metrics HTTP/1.1\r\nAccept: application/openmetrics-text;version=0.0.1\r\n\r\n",
+	    0, ROUTE_METRICS, 0, "Accept OpenMetrics 0.0.1 only: the text format");
+	head_is("HEAD /metrics HTTP/1.1\r\n\r\n", 0, "HEAD /metrics");
+	head_is("HEAD /nope HTTP/1.1\r\n\r\n", 404, "HEAD of an unknown path keeps head");
+	head_is("HEAD /metrics HTTP/1.1\r\nA b: c\r\n\r\n", 400, "HEAD with a bad header keeps head");
+	http_parse("GET /nope HTTP/1.1\r\n\r\n", 22, &r);
+	ok(r.status == 404 && !r.head, "GET of an unknown path: not head");
+
+	test_server();
 
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;

@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The host tests of qpistat: one KTAP line per case, numbered in order. */
+#ifndef QPISTAT_TEST_H
+#define QPISTAT_TEST_H
+
+void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void test_server(void);
+
+#endif
