@@ -145,8 +145,6 @@ int qpiu_cfg_msr_write_on(int cpu, u32 msr, u64 val);
 extern const struct qpiu_msr_ops qpiu_msr_ops;
 
 /* qpi_uncore_box.c */
-int qpiu_box_rd(struct qpiu_box *box, unsigned int off, u32 *val);
-void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val);
 void qpiu_box_init_hw(struct qpiu_box *box);
 void qpiu_box_freeze(struct qpiu_box *box, bool freeze);
 void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl);
@@ -159,6 +157,7 @@ void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
 void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val);
 u32 qpiu_box_read_status(struct qpiu_box *box);
 void qpiu_box_clear_status(struct qpiu_box *box, u32 bits);
+void qpiu_box_detach(struct qpiu_box *box);
 void qpiu_box_put(struct qpiu_box *box);
 
 /* qpi_uncore_topology.c */

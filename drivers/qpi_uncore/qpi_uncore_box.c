@@ -11,14 +11,14 @@
 
 #include "qpi_uncore.h"
 
-int qpiu_box_rd(struct qpiu_box *box, unsigned int off, u32 *val)
+static int qpiu_box_rd(struct qpiu_box *box, unsigned int off, u32 *val)
 {
 	if (!box->pdev || box->dead)
 		return -ENODEV;
 	return qpiu_cfg_read(box->pdev, off, val);
 }
 
-void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val)
+static void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val)
 {
 	if (box->pdev && !box->dead)
 		qpiu_cfg_write(box->pdev, off, val);
@@ -157,7 +157,8 @@ void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask)
 	box->filter_known = true;
 }
 
-static u32 box_rd_dword(void *ctx, unsigned int off)
+/* Reads the dword at @off, the low or high half of a counter. */
+static u32 qpiu_box_rd_dword(void *ctx, unsigned int off)
 {
 	u32 val;
 
@@ -175,7 +176,7 @@ int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val)
 		return qpiu_sbox_read(&box->sbox, idx, val);
 	if (!box->pdev)
 		return -ENODEV;
-	return qpiu_read_counter(box_rd_dword, box, UNC_PCI_PMON_CTR(idx),
+	return qpiu_read_counter(qpiu_box_rd_dword, box, UNC_PCI_PMON_CTR(idx),
 				 box->pmu->desc->width, val);
 }
 
@@ -194,6 +195,19 @@ void qpiu_box_fault(struct qpiu_box *box, int err, const char *what)
 	       box->pmu->name, box->socket,
 	       box->msr ? "S-Box" :
 	       box->pdev ? pci_name(box->pdev) : "(removed)", what, err);
+}
+
+/*
+ * The function is going away: leave its counters reset for whoever drives
+ * it next, then never touch it again.
+ */
+void qpiu_box_detach(struct qpiu_box *box)
+{
+	if (box->pdev && !pci_dev_is_disconnected(box->pdev))
+		qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL |
+			    UNC_BOX_CTL_RST_CTRS);
+	box->pdev = NULL;
+	box->dead = true;
 }
 
 static void qpiu_box_release(struct kref *ref)

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every register access of the driver: PCI config space (the PMON, mask/
- * match, port function 0 and UBox functions) and the S-Box MSRs.  Nothing
- * else in the driver touches hardware, so one grep of this file's callers
- * shows every register the driver reads or writes.
+ * Every hardware access of the driver: PCI config space (PMON, mask/match,
+ * port function 0 and UBox functions) and the S-Box MSRs.
  */
 #include <asm/msr.h>
 
 #include "qpi_uncore.h"
+
+/*
+ * Callers name the register on the line that calls in, so one grep in
+ * drivers/qpi_uncore shows every register the driver reads or writes:
+ *
+ *  grep -nE 'qpiu_cfg_|qpiu_box_(rd|wr|rd_dword)\b|sb_(rd|wr)\(|sbox_msr\(' *.c
+ *
+ * qpiu_box_rd/wr (box.c, static) take a PMON offset of the box's function;
+ * sb_rd/sb_wr (sbox_hw.c, static) an S-Box register, which reaches the MSR
+ * ops at the end of this file through struct qpiu_msr_ops.
+ */
 
 int qpiu_cfg_read(struct pci_dev *pdev, unsigned int off, u32 *val)
 {

@@ -182,11 +182,7 @@ void qpiu_pmu_remove_box(struct qpiu_box *box)
 		cpumask_clear_cpu(box->cpu, &qpmu->cpumask);
 
 	raw_spin_lock_irqsave(&box->lock, flags);
-	if (box->pdev && !box->dead && !pci_dev_is_disconnected(box->pdev))
-		qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL |
-			    UNC_BOX_CTL_RST_CTRS);
-	box->pdev = NULL;
-	box->dead = true;
+	qpiu_box_detach(box);
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 	hrtimer_cancel(&box->hrtimer);
 	qpiu_box_put(box);

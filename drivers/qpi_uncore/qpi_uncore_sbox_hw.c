@@ -38,6 +38,13 @@ u32 qpiu_sbox_msr(unsigned int idx, enum sbox_reg reg, unsigned int ctr)
 	return 0;
 }
 
+static int sb_rd(struct qpiu_sbox *sb, enum sbox_reg reg, unsigned int ctr,
+		 u64 *val)
+{
+	return sb->ops->rd(sb->ctx, qpiu_sbox_msr(sb->idx, reg, ctr), val) ?
+	       -EIO : 0;
+}
+
 static int sb_wr(struct qpiu_sbox *sb, enum sbox_reg reg, unsigned int ctr,
 		 u64 val)
 {
@@ -98,7 +105,7 @@ int qpiu_sbox_read(struct qpiu_sbox *sb, unsigned int ctr, u64 *val)
 {
 	u64 v;
 
-	if (sb->ops->rd(sb->ctx, qpiu_sbox_msr(sb->idx, SBOX_CTR, ctr), &v))
+	if (sb_rd(sb, SBOX_CTR, ctr, &v))
 		return -EIO;
 	if (v >> SBOX_CTR_WIDTH)
 		return -EIO;

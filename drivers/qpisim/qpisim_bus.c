@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpisim's PCI side: the config cycles of every simulated function reach the
- * model through the pci_ops here (the one place the model's config space is
- * read or written), and hot removal and re-adding of a function go through
- * the PCI core from here.
+ * qpisim's PCI side: the pci_ops through which every config cycle reaches the
+ * model, and hot removal and re-adding of a function through the PCI core.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,6 +9,17 @@
 #include <linux/sched/clock.h>
 
 #include "qpisim.h"
+
+/*
+ * The model's registers are read and written only here, so one grep in
+ * drivers/qpisim shows every access:
+ *
+ *  grep -n 'qsim_cfg_\|ubox_ov' *.c
+ *
+ * The one exception is ubox_ov, the UBox's overflow status: an MSR on real
+ * parts (U_MSR_PMON_GLOBAL_STATUS), not config space, so the model sets it
+ * and qpisim_debugfs.c reads and clears it.
+ */
 
 /* The one simulated uncore; set by module init before any bus exists. */
 struct qpisim *qpisim;
