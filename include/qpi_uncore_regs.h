@@ -12,8 +12,6 @@
 
 #include "qpi_types.h"
 
-#define QPI_PCI_VENDOR_INTEL		0x8086
-
 /* Per-box PMON registers, identical offsets in QPI ports and R3QPI links. */
 #define UNC_PCI_PMON_CTR0		0xa0	/* CTRn at 0xa0 + 8n, low dword first */
 #define UNC_PCI_PMON_CTL0		0xd8	/* CTLn at 0xd8 + 4n */
@@ -77,21 +75,6 @@
 #define QPI_MM1_RDS_SHIFT		16
 #define QPI_MM1_VALID			(QPI_MM1_RNID30 | QPI_MM1_RDS)
 
-/* QPI message classes as encoded in the MC field. */
-#define QPI_MC_HOM_REQ			0x0
-#define QPI_MC_HOM_RESP			0x1
-#define QPI_MC_NDR			0x2
-#define QPI_MC_SNP			0x3
-#define QPI_MC_NCS			0x4
-#define QPI_MC_NCB			0xc
-#define QPI_MC_DRS			0xe
-
-/* Response data state (RDS), valid for DRS opcodes 0-2. */
-#define QPI_RDS_M			0x8
-#define QPI_RDS_E			0x4
-#define QPI_RDS_S			0x2
-#define QPI_RDS_F			0x1
-
 /* UBox: which node this socket is, and the group (package) to node map. */
 #define UBOX_CPUNODEID			0x40
 #define UBOX_CPUNODEID_MASK		GENMASK(2, 0)
@@ -99,29 +82,7 @@
 #define UBOX_GIDNIDMAP_BITS		3
 #define UBOX_MAX_GROUPS			8
 
-/* QPI events whose meaning the model derives from injected packets. */
-#define QPI_EV_TXL_FLITS_G0		0x00	/* ext 0 */
-#define QPI_EV_RXL_FLITS_G0		0x01	/* ext 0 */
-#define QPI_EV_TXL_FLITS_G1		0x00	/* ext 1 */
-#define QPI_EV_RXL_FLITS_G1		0x02	/* ext 1 */
-#define QPI_EV_TXL_FLITS_G2		0x01	/* ext 1 */
-#define QPI_EV_RXL_FLITS_G2		0x03	/* ext 1 */
-#define QPI_EV_CLOCKTICKS		0x14	/* ext 0 */
-#define QPI_EV_CTO_COUNT		0x38	/* ext 1 */
-#define R3QPI_EV_CLOCKTICKS		0x01
-
-#define QPI_G0_IDLE			0x01
-#define QPI_G0_DATA			0x02
-#define QPI_G0_NON_DATA			0x04
-#define QPI_G1_SNP			0x01
-#define QPI_G1_HOM_REQ			0x02
-#define QPI_G1_HOM_NONREQ		0x04
-#define QPI_G1_DRS_DATA			0x08
-#define QPI_G1_DRS_NONDATA		0x10
-#define QPI_G2_NDR_AD			0x01
-#define QPI_G2_NDR_AK			0x02
-#define QPI_G2_NCB_DATA			0x04
-#define QPI_G2_NCB_NONDATA		0x08
-#define QPI_G2_NCS			0x10
+/* The QPI event the mask/match filter feeds (ext 1): driver and model. */
+#define QPI_EV_CTO_COUNT		0x38
 
 #endif /* _QPI_UNCORE_REGS_H */

@@ -32,6 +32,44 @@
 #define PCI_EXP_TYPE_RC_END	0x9
 #endif
 
+#define QPI_PCI_VENDOR_INTEL	0x8086
+
+/* QPI message classes as encoded in the MC field of MATCH0/MASK0. */
+#define QPI_MC_HOM_REQ		0x0
+#define QPI_MC_HOM_RESP		0x1
+#define QPI_MC_NDR		0x2
+#define QPI_MC_SNP		0x3
+#define QPI_MC_NCS		0x4
+#define QPI_MC_NCB		0xc
+#define QPI_MC_DRS		0xe
+
+/* Response data state (RDS) Modified, valid for DRS opcodes 0-2. */
+#define QPI_RDS_M		0x8
+
+/* QPI events whose counts the model derives from injected packets. */
+#define QPI_EV_TXL_FLITS_G0	0x00	/* ext 0 */
+#define QPI_EV_RXL_FLITS_G0	0x01	/* ext 0 */
+#define QPI_EV_TXL_FLITS_G1	0x00	/* ext 1 */
+#define QPI_EV_RXL_FLITS_G1	0x02	/* ext 1 */
+#define QPI_EV_TXL_FLITS_G2	0x01	/* ext 1 */
+#define QPI_EV_RXL_FLITS_G2	0x03	/* ext 1 */
+#define QPI_EV_CLOCKTICKS	0x14	/* ext 0 */
+#define R3QPI_EV_CLOCKTICKS	0x01
+
+/* Their umasks: the flit classes of each group. */
+#define QPI_G0_DATA		0x02
+#define QPI_G0_NON_DATA		0x04
+#define QPI_G1_SNP		0x01
+#define QPI_G1_HOM_REQ		0x02
+#define QPI_G1_HOM_NONREQ	0x04
+#define QPI_G1_DRS_DATA		0x08
+#define QPI_G1_DRS_NONDATA	0x10
+#define QPI_G2_NDR_AD		0x01
+#define QPI_G2_NDR_AK		0x02
+#define QPI_G2_NCB_DATA		0x04
+#define QPI_G2_NCB_NONDATA	0x08
+#define QPI_G2_NCS		0x10
+
 #define QSIM_MAX_SOCKETS	8
 #define QSIM_MAX_PORTS		3
 #define QSIM_MAX_LINKS		3
