@@ -4,14 +4,19 @@
 # qpistat --listen as a non-root user with only CAP_PERFMON, reached from
 # the host through run-vm --hostfwd HOST:9100 --hostfwd HOST:9101.  The
 # host sends "inject" and then "done" on port 9101; in between it scrapes
-# with a real Prometheus, sends bad requests and concurrent scrapers.
+# with a real Prometheus, sends bad requests and concurrent scrapers.  The
+# traffic runs at a steady rate for SECS seconds; its start is told to the
+# host by a connection to 10.0.2.2:$QPI_ACK_PORT (the host's loopback), so
+# that the host knows when, on its own clock, the bytes were injected.
 # Run otherwise (no QPI_HOSTFWD=1 in the environment), it skips.
 . "$(dirname "$0")/lib.sh"
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
 SETPRIV=/usr/libexec/qpivm/setpriv
-ROUNDS=5		# each: 1000 DRS in on s0 p0, 500 DRS out on s1 p0
+RX_RATE=2000		# DRS packets (64 data bytes) a second, in on s0 p0
+TX_RATE=1000		# and out on s1 p0
+SECS=20
 
 if [ "${QPI_HOSTFWD:-}" != 1 ]; then
 	echo "TAP version 13"
@@ -20,6 +25,13 @@ if [ "${QPI_HOSTFWD:-}" != 1 ]; then
 fi
 
 ktap_plan 8
+
+# centiseconds since boot
+uptime_cs()
+{
+	read -r up _ < /proc/uptime
+	echo "${up%.*}${up#*.}"
+}
 
 # ctl WORD: wait (at most 240 s) for the host to send WORD on port 9101
 ctl()
@@ -46,7 +58,7 @@ qpisim_unload
 
 t_begin "listen_clear_messages"
 out=$("$QPISTAT" --listen 127.0.0.1:9100 2>&1)
-expect_num "exit status without PMUs" $? 1
+expect_num "exit status without PMUs (EX_UNAVAILABLE)" $? 69
 expect_eq "first line without PMUs" "$(echo "$out" | head -n 1)" \
 	"qpistat: no uncore_qpi_* PMU in /sys/bus/event_source/devices."
 expect_num "lines without PMUs" "$(echo "$out" | wc -l)" 3
@@ -62,13 +74,13 @@ old=$(cat /proc/sys/kernel/perf_event_paranoid)
 echo 3 > /proc/sys/kernel/perf_event_paranoid
 out=$("$SETPRIV" --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+perfmon \
 	--ambient-caps=-all,+perfmon -- "$QPISTAT" --listen 127.0.0.1:9100 2>&1)
-expect_num "exit status at paranoid 3" $? 1
+expect_num "exit status at paranoid 3 (EX_NOPERM)" $? 77
 expect_eq "advice at paranoid 3" "$(echo "$out" | tail -n 2)" \
 "  Above 2 the kernel refuses CAP_PERFMON too: a service with only
   CAP_PERFMON needs kernel.perf_event_paranoid <= 2."
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 out=$("$SETPRIV" --reuid=65534 --regid=65534 --clear-groups -- "$QPISTAT" --listen 127.0.0.1:9100 2>&1)
-expect_num "exit status without CAP_PERFMON" $? 1
+expect_num "exit status without CAP_PERFMON (EX_NOPERM)" $? 77
 expect_eq "first line without CAP_PERFMON" "$(echo "$out" | head -n 1)" \
 	"qpistat: permission denied opening qpi events."
 expect_num "lines without CAP_PERFMON" "$(echo "$out" | wc -l)" 4
@@ -112,9 +124,12 @@ done
 expect_eq "startup line" "$(cat /tmp/exporter.err)" \
 	"qpistat: serving 4 QPI ports and 4 R3QPI links at http://0.0.0.0:9100/metrics"
 expect_eq "uid" "$(awk '/^Uid:/ { print $2 "," $3 }' "/proc/$pid/status")" "65534,65534"
-# CAP_PERFMON is bit 38, and the only one
-expect_eq "effective capabilities" "$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")" \
-	"0000004000000000"
+# it opened the events with CAP_PERFMON (without, it exits 77 above) and
+# dropped every capability before serving
+for caps in CapInh CapPrm CapEff CapAmb; do
+	expect_eq "$caps while serving" \
+		"$(awk "/^$caps:/ { print \$2 }" "/proc/$pid/status")" "0000000000000000"
+done
 out=$(wget -q -O - http://127.0.0.1:9100/metrics)
 echo "$out" | grep -qxF 'qpi_rx_bytes_total{socket="0",port="0"} 0' ||
 	fail "no zero rx bytes before the traffic: $out"
@@ -137,15 +152,30 @@ t_end
 
 t_begin "traffic_on_request"
 ctl inject
-for r in $(seq "$ROUNDS"); do
-	inject "packet socket=0 port=0 dir=rx mc=drs count=1000"
-	inject "packet socket=1 port=0 dir=tx mc=drs count=500"
+for r in 1 2 3 4 5; do
 	inject "event socket=0 box=r3qpi0 event=0x34 umask=0x8 count=50 cycles=1000"
-	sleep 1
 done
+# Steady rates: every ~0.1 s, inject what is due by the clock since the
+# start, so that a late step catches up instead of slowing the rate.
+echo start | nc 10.0.2.2 "$QPI_ACK_PORT" > /dev/null 2>&1 ||
+	fail "could not tell the host the traffic starts"
+t0=$(uptime_cs)
+rx=0 tx=0 el=0
+while [ "$el" -lt $((SECS * 100)) ]; do
+	el=$(($(uptime_cs) - t0))
+	[ "$el" -le $((SECS * 100)) ] || el=$((SECS * 100))
+	n=$((RX_RATE * el / 100 - rx))
+	[ "$n" -le 0 ] || inject "packet socket=0 port=0 dir=rx mc=drs count=$n"
+	rx=$((rx + n))
+	n=$((TX_RATE * el / 100 - tx))
+	[ "$n" -le 0 ] || inject "packet socket=1 port=0 dir=tx mc=drs count=$n"
+	tx=$((tx + n))
+	sleep 0.1
+done
+echo "# injected $rx DRS in and $tx out in $SECS s"
 out=$(wget -q -O - http://127.0.0.1:9100/metrics)
-for want in 'qpi_rx_bytes_total{socket="0",port="0"} 320000' \
-	'qpi_tx_bytes_total{socket="1",port="0"} 160000' \
+for want in "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 64))" \
+	"qpi_tx_bytes_total{socket=\"1\",port=\"0\"} $((TX_RATE * SECS * 64))" \
 	'r3qpi_vna_credit_rejects_total{socket="0",link="0"} 250'; do
 	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
 done
@@ -159,9 +189,9 @@ t_end
 
 t_begin "still_serves_exactly"
 out=$(wget -q -O - http://127.0.0.1:9100/metrics)
-for want in 'qpi_rx_bytes_total{socket="0",port="0"} 320000' \
-	'qpi_tx_bytes_total{socket="1",port="0"} 160000' \
-	'qpi_rx_flits_total{socket="0",port="0"} 45000' \
+for want in "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 64))" \
+	"qpi_tx_bytes_total{socket=\"1\",port=\"0\"} $((TX_RATE * SECS * 64))" \
+	"qpi_rx_flits_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 9))" \
 	'qpi_link_speed_transfers_per_second{socket="1",port="1"} 9600000000'; do
 	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
 done

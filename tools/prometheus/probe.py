@@ -6,11 +6,12 @@ CHECK is one of
   bad        malformed, oversized, unknown-path and wrong-method requests,
              and clients that hang up early; each answered as it should be
   slow       a client that sends half a request and stalls is dropped
-             within the exporter's 5 s deadline, while others get served
+             at the exporter's 2 s request head deadline, while others get
+             served
   parallel   8 concurrent scrapers, 5 scrapes each; every answer complete,
              and containing ARG (an exact sample line) if given
   cap        70 stalled clients, more than the 64 connections it keeps:
-             a scrape still gets through once their deadlines pass, and
+             a scrape still gets through (it pushes out the oldest), and
              every stalled one is closed
 Prints one "# " line per problem; exit status 0 when there were none.
 """
@@ -164,8 +165,8 @@ def slow():
     s.close()
     if data != b"":
         say(f"stalled client: got {data!r}, want the connection closed")
-    if not 3 <= waited <= 15:
-        say(f"stalled client dropped after {waited:.1f} s, want about 5 s")
+    if not 1 <= waited <= 4.5:
+        say(f"stalled client dropped after {waited:.1f} s, want about 2 s")
 
 
 def cap():
