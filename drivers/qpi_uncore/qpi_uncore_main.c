@@ -95,10 +95,6 @@ static struct pci_driver qpiu_driver = {
 };
 
 /*
- * intel_uncore drives the same functions under the same PMU names.  If it
- * has them, we would silently get nothing: refuse, and say what to do.
- */
-/*
  * intel_uncore claims the same functions and PMU names.  Whatever it drives
  * stays with it; qpi_uncore loads anyway and gets the functions when they
  * are handed over (qpi-uncore-takeover), so intel_uncore keeps its other

@@ -65,7 +65,7 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 		goto err;
 
 	if (qpiu_pmu_name_taken(qpmu->name)) {
-		pr_err("%s: a PMU of that name exists already, most likely from intel_uncore; unload it (rmmod intel_uncore) or blacklist it, then load qpi_uncore again\n",
+		pr_err("%s: a PMU of that name exists already, most likely from intel_uncore, which drives some of these functions. To hand them all to qpi_uncore and keep intel_uncore's other PMUs, run: qpi-uncore-takeover. Or unload intel_uncore (rmmod intel_uncore) or blacklist it, then load qpi_uncore again.\n",
 		       qpmu->name);
 		ret = -EBUSY;
 		goto err;
