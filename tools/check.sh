@@ -125,6 +125,10 @@ stage vm-snbep-hv vm tools/vm/run-vm --platform snbep --hypervisor --no-build \
 	--tests "qpi_uncore_hypervisor.sh"
 stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
 	--tests "qpi_uncore_sbox.sh"
+# the takeover from intel_uncore on E5 v3 and v4, whose intel_uncore
+# drivers and PCI IDs differ (the 2s stages cover v1 and v2)
+stage vm-hswep vm tools/vm/run-vm --platform hswep --no-build --tests "qpi_uncore_takeover.sh"
+stage vm-bdx vm tools/vm/run-vm --platform bdx --no-build --tests "qpi_uncore_takeover.sh"
 # the second kernel: bookworm-backports 6.12, every selftest but the walk
 # of perf's event tables, which tests the perf tool's tables against our
 # aliases (the same perf and the same platform as vm-snbep-2s) and is half

@@ -119,6 +119,21 @@ copy_elf /usr/bin/setpriv /usr/libexec/qpivm/setpriv
 
 # the takeover tool, a shell script
 install -D -m 755 "$repo/tools/takeover/qpi-uncore-takeover" "$stage/usr/sbin/qpi-uncore-takeover"
+# What runs it on a real system, for qpi_uncore_takeover.sh: systemd's udevd
+# with the shipped rule, kmod's modprobe with the shipped softdep, and the
+# flock it serialises with (busybox has none).  Out of PATH, but for flock:
+# no other test loads modules through modprobe.d or runs udev.
+libexec=/usr/libexec/qpivm
+copy_elf "$(readlink -f /lib/systemd/systemd-udevd)" $libexec/udevadm
+ln -s udevadm "$stage$libexec/systemd-udevd"
+copy_elf /bin/kmod $libexec/kmod
+ln -s kmod "$stage$libexec/modprobe"
+ln -s kmod "$stage$libexec/depmod"
+copy_elf /usr/bin/flock /usr/bin/flock
+mkdir -p "$stage$libexec/udev" "$stage$libexec/modprobe.d"
+sed 's|@SBINDIR@|/usr/sbin|' "$repo/tools/packaging/60-qpi-uncore.rules" \
+	> "$stage$libexec/udev/60-qpi-uncore.rules"
+cp "$repo/tools/packaging/qpi_uncore.conf" "$stage$libexec/modprobe.d/"
 
 if [[ -d $repo/selftests ]]; then
 	cp -a "$repo/selftests" "$stage/selftests"
