@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Register definitions for the Intel Xeon uncore QPI link layer, R3QPI and
- * UBox PCI functions, shared by qpi_uncore, qpisim and the host unit tests.
- *
- * Sources: Intel 327043 (Xeon E5-2600 uncore guide), 329468 (E5-2600 v2),
- * and the team's reference notes (shared/reference/registers.md).  Facts the
- * guides do not state are marked "unverified" where they are defined.
+ * Register layout of the Intel Xeon uncore QPI link layer, R3QPI and UBox
+ * PCI functions, shared by qpi_uncore, qpisim and the host unit tests.
  */
 #ifndef _QPI_UNCORE_REGS_H
 #define _QPI_UNCORE_REGS_H
 
 #include "qpi_types.h"
+
+/*
+ * Sources: Intel 327043 (Xeon E5-2600 uncore guide), 329468 (E5-2600 v2),
+ * and the team's reference notes (shared/reference/registers.md).  Facts the
+ * guides do not state are marked "unverified" where they are defined.
+ */
 
 /* Per-box PMON registers, identical offsets in QPI ports and R3QPI links. */
 #define UNC_PCI_PMON_CTR0		0xa0	/* CTRn at 0xa0 + 8n, low dword first */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qpi_uncore: perf PMUs for the Intel Xeon uncore QPI link layer and R3QPI
- * boxes.  Internal interfaces between the platform tables, the box code, the
- * PMU core and the topology code.
+ * qpi_uncore's internal interfaces: the box and PMU structures, and the
+ * entry points of each file, grouped by file, lowest layer first.
  */
 #ifndef _QPI_UNCORE_H
 #define _QPI_UNCORE_H

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpi_uncore box code: the registers of a box as operations (reset, freeze,
- * start, stop, read, filter, status), over qpi_uncore_cfg.c for the QPI and
- * R3QPI functions and qpi_uncore_sbox_hw.c for the Xeon 7500 S-Box, and the
- * box's lifetime.  Callers hold box->lock; once the box has been removed or
- * stopped answering like hardware (box->dead), nothing is written and reads
- * fail.
+ * A box's registers as operations (reset, freeze, start, stop, read, filter,
+ * status) over cfg.c, or sbox_hw.c for an S-Box, and the box's lifetime.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include "qpi_uncore.h"
 
+/*
+ * Callers hold box->lock.  Once the box has been removed or stopped
+ * answering like hardware (box->dead), nothing is written and reads fail.
+ */
 static int qpiu_box_rd(struct qpiu_box *box, unsigned int off, u32 *val)
 {
 	if (!box->pdev || box->dead)

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What the QPI and R3QPI boxes of each platform can do: counters, widths,
- * config bits, counting rate bounds, and which counters each event may use
- * (the "Register Restrictions" of the uncore guides).  Pure data, shared
- * with the host unit tests, which check it against the event tables in
- * tools/events.
+ * What the boxes of each platform can do: counters, widths, config bits,
+ * counting rate bounds, and which counters each event may use.
  */
 #include "qpi_uncore_logic.h"
 #include "qpi_uncore_sbox.h"
 
+/*
+ * Pure data, shared with the host unit tests, which check it against the
+ * event tables in tools/events.
+ */
 #define QPI_CFG		(UNC_CTL_EV_SEL | UNC_CTL_UMASK | UNC_CTL_EDGE_DET | \
 			 UNC_CTL_EV_SEL_EXT | UNC_CTL_INVERT | UNC_CTL_THRESH)
 #define R3QPI_CFG	(UNC_CTL_EV_SEL | UNC_CTL_UMASK | UNC_CTL_EDGE_DET | \
@@ -25,7 +26,10 @@
 #define R3_MAX_INC	255
 #define R3_MAX_MHZ	3000
 
-/* SNB-EP and IVB-EP, 327043 and 329468: R3QPI Register Restrictions. */
+/*
+ * Which counters an event may use: the "Register Restrictions" of the
+ * uncore guides.  SNB-EP and IVB-EP, 327043 and 329468: R3QPI.
+ */
 static const struct qpiu_constraint snbep_r3qpi_constraints[] = {
 	{ 0x10, 0x12, 0x3 },
 	{ 0x13, 0x13, 0x1 },

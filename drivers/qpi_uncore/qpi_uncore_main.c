@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpi_uncore: perf PMUs for the Intel Xeon uncore QPI link layer and R3QPI
- * performance counters (Xeon E5-2600 v1-v4), named as perf and existing
- * tools expect: uncore_qpi_<port>, uncore_r3qpi_<link>.
- *
- * See Documentation/qpi_uncore.rst.
+ * Module init and exit, and the PCI driver: probe and remove of the QPI,
+ * R3QPI and mask/match functions, and the word on intel_uncore at load.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Handing perf a sample: the one place that depends on perf internals.
- *
+ * Handing perf a sample: the one place that depends on perf internals, with
+ * one route for each kind of kernel (Kbuild picks it).
+ */
+#include <linux/hardirq.h>
+#include <asm/irq_regs.h>
+#include <linux/perf_event.h>
+#include <linux/rculist.h>
+#include <linux/trace_events.h>
+
+#include "qpi_uncore.h"
+
+/*
  * A PMU delivers samples with perf_event_overflow(), which stock kernels do
  * not export to modules (Debian 6.1 and 6.12 do not).  What they export,
  * GPL, is the tracepoint path: perf_tp_event() runs perf's software-event
@@ -29,13 +39,6 @@
  * A kernel that exports perf_event_overflow() (an in-tree build, or one
  * patched to export it) is used directly; Kbuild finds out at build time.
  */
-#include <linux/hardirq.h>
-#include <asm/irq_regs.h>
-#include <linux/perf_event.h>
-#include <linux/rculist.h>
-#include <linux/trace_events.h>
-
-#include "qpi_uncore.h"
 
 /*
  * perf's default limit (kernel.perf_event_max_sample_rate 100000) per tick;

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Xeon 7500 (Nehalem-EX) S-Box: MSR-based PMON boxes with a packet
- * MATCH/MASK facility (323535, section 2.5.3).  The box code is written
- * against a register-access interface so the host unit tests can run it on
- * a register file that faults as the hardware does.
+ * Xeon 7500 (Nehalem-EX) S-Box: the MSRs of its PMON boxes and packet
+ * MATCH/MASK facility (323535, section 2.5.3), and sbox_hw.c's interface.
  */
 #ifndef _QPI_UNCORE_SBOX_H
 #define _QPI_UNCORE_SBOX_H
@@ -46,6 +44,10 @@ enum sbox_reg {
 	SBOX_MASK,
 };
 
+/*
+ * sbox_hw.c reaches the MSRs only through these, so the host unit tests can
+ * run it on a register file that faults as the hardware does.
+ */
 struct qpiu_msr_ops {
 	/* 0, or a negative errno when the access faulted */
 	int (*rd)(void *ctx, u32 msr, u64 *val);

@@ -1,13 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Xeon 7500 S-Box box code: every MSR access of the uncore_sbox PMUs, in the
- * order the uncore guide prescribes for the mask/match facility (seed 001,
- * 323535 section 2.5.3.4):
- *
- *   a) MM_CFG bit 63 = 0 (MATCH/MASK writes raise #GP while it is set)
- *   b) MATCH and MASK
- *   c) the counter's control, event 0x00 (TO_R_PROG_EV)
- *   d) MM_CFG bit 63 = 1
+ * The Xeon 7500 S-Box's registers as operations, over the MSR accessors
+ * its caller passes in (struct qpiu_msr_ops): cfg.c's, or a test's.
  */
 #include "qpi_uncore_sbox.h"
 
@@ -66,7 +60,17 @@ int qpiu_sbox_freeze(struct qpiu_sbox *sb, bool freeze)
 	return sb_wr(sb, SBOX_GLOBAL_CTL, 0, freeze ? 0 : SBOX_GLOBAL_CTL_EN);
 }
 
-/* Steps a) and b).  The caller guarantees no counting event uses them. */
+/*
+ * The mask/match facility is programmed in the order the uncore guide
+ * prescribes (seed 001, 323535 section 2.5.3.4):
+ *
+ *   a) MM_CFG bit 63 = 0 (MATCH/MASK writes raise #GP while it is set)
+ *   b) MATCH and MASK
+ *   c) the counter's control, event 0x00 (TO_R_PROG_EV)
+ *   d) MM_CFG bit 63 = 1
+ *
+ * Here steps a) and b).  The caller guarantees no counting event uses them.
+ */
 int qpiu_sbox_set_filter(struct qpiu_sbox *sb, u64 match, u64 mask)
 {
 	int ret = sb_wr(sb, SBOX_MM_CFG, 0, 0);

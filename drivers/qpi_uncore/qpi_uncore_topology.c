@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpi_uncore topology: which socket a PCI bus belongs to, and which CPU reads
- * each socket's boxes as CPUs come and go.
- *
- * Sockets are numbered by physical package id, which is what the UBox
- * GIDNIDMAP group numbers are (shared/reference/registers.md, "Which socket
- * a bus belongs to").
+ * Which socket a PCI bus belongs to, and which CPU reads each socket's
+ * boxes as CPUs come and go (told upward through struct qpiu_topology_ops).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,6 +26,11 @@ static int qpiu_readers[QPIU_MAX_SOCKETS] = {
 
 static enum cpuhp_state qpiu_hp_state;
 
+/*
+ * Sockets are numbered by physical package id, which is what the UBox
+ * GIDNIDMAP group numbers are (shared/reference/registers.md, "Which socket
+ * a bus belongs to").
+ */
 unsigned int qpiu_cpu_socket(unsigned int cpu)
 {
 	return topology_physical_package_id(cpu);

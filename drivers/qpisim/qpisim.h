@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* qpisim kernel glue shared by the PCI and debugfs halves. */
+/*
+ * qpisim's kernel glue: struct qpisim, and the entry points of the glue
+ * files (main, debugfs, bus) above the pure model of qpisim_model.h.
+ */
 #ifndef _QPISIM_H
 #define _QPISIM_H
 

@@ -1,11 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpisim: simulated Intel Xeon uncore QPI/R3QPI PMON PCI functions.
- *
- * Creates one PCI root bus per simulated socket, on the bus numbers real
- * parts use, and answers config cycles from the model in qpisim_model.c.
- * Drivers bind to these functions exactly as they would to silicon; tests
- * drive traffic and faults through debugfs (Documentation/qpisim.rst).
+ * qpisim module init and exit: parameters, and one PCI root bus per
+ * simulated socket, on the bus numbers real parts use, over the model.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpisim register and counting model.
- *
- * Everything here is plain C over struct qsim, so the very code that answers
- * config cycles in the guest also runs in the host unit tests.  Counting is
- * evaluated in closed form over runs of per-cycle increments, which keeps an
- * injection of 2^47 events as cheap as one of ten and lets tests demand exact
- * counts for threshold, invert and edge detection.
+ * qpisim register and counting model: the config space of every simulated
+ * function, and its counters, counted in closed form.
  */
 #include "qpisim_model.h"
 
@@ -17,6 +12,14 @@
 #include <stdio.h>
 #include <string.h>
 #endif
+
+/*
+ * Plain C over struct qsim, so the very code that answers config cycles in
+ * the guest also runs in the host unit tests.  Counting is evaluated in
+ * closed form over runs of per-cycle increments, which keeps an injection of
+ * 2^47 events as cheap as one of ten and lets tests demand exact counts for
+ * threshold, invert and edge detection.
+ */
 
 /*
  * A PCI Express capability (RC integrated endpoint) makes the PCI core size

@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qpisim: a model of the Intel Xeon uncore QPI/R3QPI PMON PCI functions.
- *
- * This header describes the pure part of the model: register semantics,
- * counting and traffic injection.  It has no kernel dependencies so that the
- * host unit tests can exercise exactly the code that runs in the guest; the
- * PCI bus and debugfs glue lives in qpisim_main.c and qpisim_debugfs.c.
- * Callers serialise every entry point with one lock.
+ * qpisim's pure model: register semantics, counting and traffic injection
+ * (model.c, traffic.c, platform.c), with no kernel dependencies.
  */
 #ifndef _QPISIM_MODEL_H
 #define _QPISIM_MODEL_H
@@ -217,6 +212,11 @@ struct qsim_seg {
 	u64 repeat;
 };
 
+/*
+ * Kernel-free so that the host unit tests exercise exactly the code that
+ * runs in the guest.  The glue (qpisim_main.c, qpisim_debugfs.c,
+ * qpisim_bus.c) serialises every entry point with one lock.
+ */
 u8 qsim_default_bus(unsigned int nr_sockets, unsigned int s);
 int qsim_init(struct qsim *sim, const struct qsim_config *cfg,
 	      char *err, size_t errlen);

@@ -2,13 +2,6 @@
 /*
  * qpisim platform tables: which PCI functions each Xeon generation exposes
  * per socket, and how its QPI and R3QPI counters behave.
- *
- * PMON, mask/match and UBox device IDs are the ones the Intel uncore guides
- * and perf use.  Slot numbers of IVB-EP QPI port 2 and R3QPI link 2, and the
- * IDs of the "filler" function 0 devices (which only exist so that the PCI
- * scan looks at the other functions of a slot), are not in our sources and
- * are marked unverified in Documentation/qpisim.rst.  Drivers must match by
- * device ID and never depend on them.
  */
 #include "qpisim_model.h"
 
@@ -17,6 +10,15 @@
 #else
 #include <string.h>
 #endif
+
+/*
+ * PMON, mask/match and UBox device IDs are the ones the Intel uncore guides
+ * and perf use.  Slot numbers of IVB-EP QPI port 2 and R3QPI link 2, and the
+ * IDs of the "filler" function 0 devices (which only exist so that the PCI
+ * scan looks at the other functions of a slot), are not in our sources and
+ * are marked unverified in Documentation/qpisim.rst.  Drivers must match by
+ * device ID and never depend on them.
+ */
 
 #define QPI_CTL_COMMON	(UNC_CTL_EV_SEL | UNC_CTL_UMASK | UNC_CTL_RST | \
 			 UNC_CTL_EDGE_DET | UNC_CTL_EV_SEL_EXT | UNC_CTL_EN | \

@@ -2,6 +2,19 @@
 /*
  * qpisim traffic: the "inject" command language and what each injection
  * does to the counters of one box.
+ */
+#include "qpisim_model.h"
+
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/string.h>
+#else
+#include <stdio.h>
+#include <string.h>
+#endif
+
+/*
+ * The commands, one a line:
  *
  *   event  socket=S box=qpiP|r3qpiL event=E [umask=U] [ext=0|1] count=N
  *          [per_cycle=K] [cycles=C]
@@ -13,15 +26,6 @@
  * per cycle, every other counter sees zero per cycle (which matters when it
  * counts with invert).  Documentation/qpisim.rst states the rules in full.
  */
-#include "qpisim_model.h"
-
-#ifdef __KERNEL__
-#include <linux/kernel.h>
-#include <linux/string.h>
-#else
-#include <stdio.h>
-#include <string.h>
-#endif
 
 #define QSIM_MAX_ARGS	16
 #define QSIM_MAX_COUNT	BIT_ULL(56)
