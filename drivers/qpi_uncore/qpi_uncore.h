@@ -119,8 +119,10 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
 }
 
 /*
- * The files, each using only the ones listed after it:
+ * The files, each using only the ones listed after it (Documentation/
+ * testing.rst, "Source layout"); the declarations below go bottom up:
  *   main      module init/exit, PCI probe/remove
+ *   sbox      the Xeon 7500 S-Box PMUs: detection, two boxes per socket
  *   registry  PMUs and boxes: creation, removal, readers, mask/match
  *   sysfs     format/, events/, cpumask, link_speed
  *   event     perf callbacks, the box timer, sampling checks
@@ -128,11 +130,12 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   sched     counter assignment and group validation
  *   counter   one counter: fold, arm, start, stop
  *   reject    the rate-limited refusal message
- *   topology  sockets and reader CPUs (tells the registry through a callback)
+ *   topology  sockets and reader CPUs (calls up: struct qpiu_topology_ops)
  *   box       a box's registers as operations, and its lifetime
- *   sbox, sbox_hw   the Xeon 7500 S-Box
+ *   sbox_hw   the S-Box's registers, over struct qpiu_msr_ops
  *   cfg       every config space and MSR access
- *   logic, desc, platform   pure rules and tables
+ *   platform  PCI IDs and event aliases of each platform
+ *   desc, logic   pure tables and rules, shared with the host tests
  */
 
 /* qpi_uncore_cfg.c */
