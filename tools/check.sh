@@ -114,6 +114,8 @@ stage build flat build_w1
 stage sparse flat sparse_check
 stage checkpatch flat tools/checkpatch.sh
 stage unittest flat make -s -C tools/unittest run
+# qpistat's HTTP parser and server, one result per case
+stage qpistat-unit flat make -s -C tools/qpistat test
 stage packaging flat tools/packaging/test.sh
 # A stage's timeout is there to catch a wedged guest, not to pace it: the
 # whole suite takes about 8 minutes on an idle two-core host.
