@@ -59,20 +59,20 @@ echo '(null)' > "$fn/driver_override"
 ln -s ../../drivers/snbep_uncore "$fn/driver"
 take() { QPI_TAKEOVER_SYSFS=$fake QPI_TAKEOVER_RUNDIR=$tmp/run tools/takeover/qpi-uncore-takeover "$@"; }
 out=$(take 2>&1)
-rc=$?
-[[ $rc == 1 && $out == *"refused: intel_uncore is built into this kernel"*"run again with --force"* ]] &&
+trc=$?
+[[ $trc == 1 && $out == *"refused: intel_uncore is built into this kernel"*"run again with --force"* ]] &&
 	[[ $(cat "$fn/driver_override") == '(null)' ]]
 ok=$?
-[[ $ok == 0 ]] || echo "# exit $rc: $out"
+[[ $ok == 0 ]] || echo "# exit $trc: $out"
 result $ok "qpi-uncore-takeover: built-in intel_uncore refused without --force, nothing written"
 echo qpi_uncore > "$fn/driver_override"
 rm "$fn/driver"
 out=$(take --release 2>&1)
-rc=$?
-[[ $rc == 1 && $out == *"built into this kernel and cannot be reloaded"* ]] &&
+trc=$?
+[[ $trc == 1 && $out == *"built into this kernel and cannot be reloaded"* ]] &&
 	[[ $(cat "$fn/driver_override") == qpi_uncore && ! -e $tmp/run/qpi-uncore-released ]]
 ok=$?
-[[ $ok == 0 ]] || echo "# exit $rc: $out"
+[[ $ok == 0 ]] || echo "# exit $trc: $out"
 result $ok "qpi-uncore-takeover --release: built-in intel_uncore refused, nothing written"
 
 if ! command -v dkms > /dev/null || [[ $EUID != 0 ]]; then
