@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 14
+ktap_plan 15
 
 P=/tmp/qpis
 mkdir -p $P
@@ -276,6 +276,33 @@ echo 99 > /sys/module/qpi_uncore/parameters/sample_poll_us 2> /dev/null &&
 	fail "sample_poll_us=99 accepted at run time"
 expect_eq "unchanged" "$(cat /sys/module/qpi_uncore/parameters/sample_poll_us)" 200
 t_end
+
+# make check builds a qpi_uncore with neither sample route
+# (QPIU_SAMPLE_ROUTE=none), as on a kernel that exports neither; run-vm
+# puts it here when it was built for the guest's kernel.
+NOROUTE=/lib/modules/qpi-noroute/qpi_uncore.ko
+if [ ! -f $NOROUTE ]; then
+	t_skip "no_sample_route_counts_and_refuses_sampling" "no QPIU_SAMPLE_ROUTE=none build for this kernel"
+else
+	t_begin "no_sample_route_counts_and_refuses_sampling"
+	qpiu_unload
+	qpisim_unload
+	expect_ok "load qpisim" qsim "$PLATFORM"
+	expect_ok "load qpi_uncore without a sample route" insmod $NOROUTE
+	perf stat -a -x, -o $P/nr.txt -e uncore_qpi_0/clockticks/ -- \
+		sh -c "echo 'event socket=0 box=qpi0 event=0x14 count=123457' > $DBG/inject" \
+		> $P/nr.out 2>&1 || fail "perf stat: $(tail -n 3 $P/nr.out)"
+	expect_num "counts" "$(cut -d, -f1 < $P/nr.txt | grep -E '^[0-9]+$')" 123457
+	dmesg_mark
+	perf record -q -a -o $P/nr.data -e uncore_qpi_0/clockticks/ -c 1000 -- true > $P/nr2.out 2>&1 &&
+		fail "perf record -c 1000 succeeded"
+	expect_dmesg "reason" "sample_period/sample_freq: counting only; this kernel exports neither perf_event_overflow nor perf_tp_event to modules, so a module cannot deliver samples"
+	perf stat -a -x, -o $P/nr.txt -e uncore_qpi_0/clockticks/ -- \
+		sh -c "echo 'event socket=0 box=qpi0 event=0x14 count=7' > $DBG/inject" \
+		> $P/nr.out 2>&1 || fail "perf stat: $(tail -n 3 $P/nr.out)"
+	expect_num "still counts" "$(cut -d, -f1 < $P/nr.txt | grep -E '^[0-9]+$')" 7
+	t_end
+fi
 
 qpiu_unload
 qpisim_unload

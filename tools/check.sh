@@ -109,6 +109,8 @@ sparse_check() {
 
 tools/vm/deps.sh || { echo "check: installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
 export QPI_KVER=${QPI_KVER:-$(tools/vm/kver.sh)}
+# the counting-only build of route_builds, loaded by qpi_uncore_sample.sh
+export QPI_NOROUTE_KO=$out/routes/drivers/qpi_uncore/qpi_uncore.ko
 
 stage build flat build_w1
 stage sparse flat sparse_check

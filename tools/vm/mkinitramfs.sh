@@ -73,6 +73,14 @@ mkdir -p "$stage/lib/modules/qpi"
 # QPI_KO_DIR: modules built elsewhere, e.g. for a second kernel
 find "${QPI_KO_DIR:-$repo}/drivers" -name '*.ko' -exec cp {} "$stage/lib/modules/qpi/" \;
 
+# qpi_uncore built with neither sample route (tools/check.sh builds it), for
+# qpi_uncore_sample.sh; only if it was built for the guest's kernel
+noroute=${QPI_NOROUTE_KO:-}
+if [[ -n $noroute && -f $noroute &&
+      $(modinfo -F vermagic "$noroute" | cut -d' ' -f1) == "$kver" ]]; then
+	install -D -m 644 "$noroute" "$stage/lib/modules/qpi-noroute/qpi_uncore.ko"
+fi
+
 # The stock driver goes to its own dir, not /lib/modules/$kver, so that
 # nothing can auto-load it.  load-order lists dependencies first.
 kmods=${QPI_KMODS:-/lib/modules/$kver}
