@@ -10,12 +10,12 @@ export PATH=$PATH:/usr/sbin:/sbin
 here=$(dirname "${BASH_SOURCE[0]}")
 PKGS=(qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
       linux-perf cpio kmod xz-utils zstd sparse linux-source-6.1 gcc make
-      libc6-dev dkms prometheus curl python3)
+      libc6-dev dkms prometheus curl python3 udev util-linux)
 
 missing() {
 	local m=() c
 	for c in qemu-system-x86_64 cpio gzip ldd gcc make modinfo perf sparse dkms \
-		prometheus promtool curl python3 setpriv; do
+		prometheus promtool curl python3 setpriv flock kmod; do
 		command -v "$c" >/dev/null 2>&1 || m+=("$c")
 	done
 	# A dynamic busybox would need its libs in the initramfs; insist on
@@ -27,6 +27,8 @@ missing() {
 	if [[ ! -x /usr/bin/perf ]] || [[ $(head -c 4 /usr/bin/perf) != $'\x7fELF' ]]; then
 		m+=("/usr/bin/perf (ELF)")
 	fi
+	# the guest runs the takeover's udev rule in systemd-udevd
+	[[ -x /lib/systemd/systemd-udevd ]] || m+=("/lib/systemd/systemd-udevd")
 	compgen -G '/boot/vmlinuz-*-amd64' >/dev/null || m+=("/boot/vmlinuz-*-amd64")
 	# checkpatch.pl comes from the kernel source package.
 	compgen -G '/usr/src/linux-source-*.tar.xz' >/dev/null || m+=("linux-source tarball")
