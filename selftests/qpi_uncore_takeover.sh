@@ -251,9 +251,6 @@ t_end
 rm -f $RELEASED
 
 t_begin "udev_intel_uncore_first"
-qpiu_unload
-intel_unload
-qpisim_unload
 udev_start
 fresh
 expect_eq "marked by the add rule" "$(overrides)" "$nfn"
@@ -271,10 +268,7 @@ t_begin "udev_bind_hands_over_what_intel_uncore_bound"
 # functions that appeared while udevd was not running: intel_uncore binds
 # them, and its bind events run the tool
 udev_stop
-qpiu_unload
-intel_unload
-qpisim_unload
-expect_ok "load qpisim" qsim "$PLATFORM"
+fresh
 expect_eq "unmarked" "$(overrides)" 0
 udev_start
 intel_load
@@ -291,10 +285,7 @@ t_begin "udev_coldplug_finds_intel_uncore_bound"
 # intel_uncore loaded in an initramfs without the rule: the coldplug's add
 # events find the functions bound
 udev_stop
-qpiu_unload
-intel_unload
-qpisim_unload
-expect_ok "load qpisim" qsim "$PLATFORM"
+fresh
 intel_load
 kmp qpi_uncore > $P/u3 2>&1 || fail "modprobe qpi_uncore: $(cat $P/u3)"
 expect_eq "intel_uncore has them" "$(owners)" "$INTEL $nfn"
@@ -326,8 +317,6 @@ expect_eq "taken again" "$(owners)" "qpi_uncore $nfn"
 t_end
 
 t_begin "udev_qpi_uncore_first"
-qpiu_unload
-intel_unload
 fresh
 kmp qpi_uncore > $P/u6 2>&1 || fail "modprobe qpi_uncore: $(cat $P/u6)"
 expect_eq "qpi_uncore has them" "$(owners)" "qpi_uncore $nfn"
