@@ -158,14 +158,6 @@ bool http_accept_openmetrics(const struct http_accept *a)
 	return a->om > 0 && a->om > a->text;
 }
 
-bool http_wants_openmetrics(const char *v, size_t len)
-{
-	struct http_accept a = { };
-
-	http_accept_add(&a, v, len);
-	return http_accept_openmetrics(&a);
-}
-
 static void bad(struct http_request *req, int status, const char *why)
 {
 	req->status = status;

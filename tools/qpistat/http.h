@@ -45,9 +45,6 @@ void http_accept_add(struct http_accept *a, const char *v, size_t len);
 /* OpenMetrics only when strictly preferred: on a tie, the classic text */
 bool http_accept_openmetrics(const struct http_accept *a);
 
-/* true if the single Accept value @v prefers OpenMetrics 1.0.0 */
-bool http_wants_openmetrics(const char *v, size_t len);
-
 const char *http_reason(int status);
 
 #endif

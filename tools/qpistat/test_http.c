@@ -54,9 +54,13 @@ static void head_is(const char *s, int status, const char *name)
 	   r.status, r.head);
 }
 
+/* one Accept header value: does it get OpenMetrics? */
 static void accept_is(const char *v, int want, const char *name)
 {
-	ok(http_wants_openmetrics(v, strlen(v)) == want, "%s", name);
+	struct http_accept a = { };
+
+	http_accept_add(&a, v, strlen(v));
+	ok(http_accept_openmetrics(&a) == want, "%s", name);
 }
 
 int main(void)
