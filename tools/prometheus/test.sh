@@ -2,8 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The Prometheus stage of make check (KTAP):
-#  - host tests of qpistat's HTTP parser and server (make -C tools/qpistat
-#    test);
 #  - promtool check rules and promtool test rules on qpi.rules.yml;
 #  - a real scrape: a guest runs qpistat --listen (selftests/
 #    qpistat_exporter.sh) behind run-vm --hostfwd; a Prometheus server on
@@ -44,11 +42,7 @@ for c in promtool prometheus curl python3; do
 	command -v "$c" > /dev/null || { echo "# $c missing: apt-get install prometheus curl python3"; }
 done
 
-# ---- host tests of the request parser and the server
-make -s -C tools/qpistat test > "$tmp/unit.log" 2>&1
-urc=$?
-grep -E '^(not ok|#)' "$tmp/unit.log" | diag
-result "$urc" "qpistat HTTP parser and server: $(grep -c '^ok ' "$tmp/unit.log") of $(sed -n 's/^1\.\.//p' "$tmp/unit.log") host tests pass (ASan, UBSan)"
+# qpistat's HTTP host tests are make check's qpistat-unit stage.
 
 # ---- the rules
 promtool check rules tools/prometheus/qpi.rules.yml > "$tmp/out" 2>&1
