@@ -15,7 +15,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$repo/tools/ktap.sh"
 
 echo "KTAP version 1"
-echo "1..7"
+echo "1..8"
 
 make -s KDIR="$kdir" install DESTDIR="$tmp" > "$tmp/log" 2>&1
 ok=$?
@@ -74,10 +74,22 @@ trc=$?
 ok=$?
 [[ $ok == 0 ]] || echo "# exit $trc: $out"
 result $ok "qpi-uncore-takeover --release: built-in intel_uncore refused, nothing written"
+# --force gets past that refusal: it marks the function and unbinds it from
+# intel_uncore (a fake sysfs cannot bind it to qpi_uncore, so the tool then
+# reports it unbound, which is right)
+echo '(null)' > "$fn/driver_override"
+ln -s ../../drivers/snbep_uncore "$fn/driver"
+out=$(QPI_TAKEOVER_MODPROBE=true take --force 2>&1)
+trc=$?
+[[ $out != *refused* && $(cat "$fn/driver_override") == qpi_uncore ]] &&
+	[[ $(cat "$fake/bus/pci/drivers/snbep_uncore/unbind") == 0000:7f:08.2 ]]
+ok=$?
+[[ $ok == 0 ]] || echo "# exit $trc: $out"
+result $ok "qpi-uncore-takeover --force: built-in intel_uncore's function marked and unbound"
 
 if ! command -v dkms > /dev/null || [[ $EUID != 0 ]]; then
-	echo "ok 6 dkms-install # SKIP needs root and dkms"
-	echo "ok 7 dkms-uninstall # SKIP needs root and dkms"
+	echo "ok 7 dkms-install # SKIP needs root and dkms"
+	echo "ok 8 dkms-uninstall # SKIP needs root and dkms"
 	exit $rc
 fi
 make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > /dev/null 2>&1
