@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the modules for one kernel of the matrix, in a copy of the tree (the
+# main build is untouched) inside that kernel's build root, with its own
+# compiler:
+#   tools/kernels/build.sh NAME [MAKE ARGS...]
+# NAME as for tools/kernels/kernel.sh; MAKE ARGS go to kbuild (default:
+# W=1 modules).  Prints the build log; the last line is the copy's folder
+# on the host (the modules are in its drivers/*/), for QPI_KO_DIR.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+[[ $# -ge 1 ]] || { echo "usage: $0 NAME [MAKE ARGS...]" >&2; exit 2; }
+env=$("$here/kernel.sh" "$1")
+eval "$env"
+shift
+[[ $# -gt 0 ]] || set -- W=1 modules
+
+# the copy, as the build root sees it and as the host does
+rel=/var/tmp/qpi_uncore-build/$QPI_KVER
+[[ $QPI_KROOT != / ]] || rel=$repo/.vm/build-$QPI_KVER
+out=${QPI_KROOT%/}$rel
+rm -rf "$out"
+mkdir -p "$out"
+cp -a "$repo/Kbuild" "$repo/Makefile" "$repo/dkms.conf" "$repo/drivers" "$repo/include" "$out/"
+# no objects of another kernel's build
+find "$out" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
+	-o -name 'generated' \) -exec rm -rf {} +
+
+cmd=(make -C "$QPI_KBUILD" M="$rel" "$@")
+set +e
+"$here/in-root.sh" "$QPI_KROOT" "${cmd[@]}"
+rc=$?
+set -e
+echo "$out"
+exit "$rc"
