@@ -19,7 +19,7 @@ if [[ ! -x $cp/scripts/checkpatch.pl ]]; then
 fi
 
 cd "$repo"
-files=$(ls drivers/*/*.[ch] include/*.h | grep -v "\.mod\.c$")
+files=$(ls drivers/*/*.[ch] drivers/*/conftest/*.c include/*.h | grep -v "\.mod\.c$")
 echo "KTAP version 1"
 echo "1..$(echo "$files" | wc -l)"
 i=0 rc=0

@@ -6,6 +6,7 @@
 #include <asm/msr.h>
 
 #include "qpi_uncore.h"
+#include "qpi_uncore_compat.h"
 
 /*
  * Callers name the register on the line that calls in, so one grep in
@@ -54,8 +55,8 @@ static int qpiu_msr_rd(void *ctx, u32 msr, u64 *val)
 	struct qpiu_box *box = ctx;
 
 	if (irqs_disabled())
-		return rdmsrl_safe(msr, val);
-	return rdmsrl_safe_on_cpu(box->cpu, msr, val);
+		return qpiu_rdmsr_safe(msr, val);
+	return qpiu_rdmsr_safe_on_cpu(box->cpu, msr, val);
 }
 
 static int qpiu_msr_wr(void *ctx, u32 msr, u64 val)
@@ -63,19 +64,19 @@ static int qpiu_msr_wr(void *ctx, u32 msr, u64 val)
 	struct qpiu_box *box = ctx;
 
 	if (irqs_disabled())
-		return wrmsrl_safe(msr, val);
-	return wrmsrl_safe_on_cpu(box->cpu, msr, val);
+		return qpiu_wrmsr_safe(msr, val);
+	return qpiu_wrmsr_safe_on_cpu(box->cpu, msr, val);
 }
 
 /* Process context only: the S-Box probe, before any box exists. */
 int qpiu_cfg_msr_read_on(int cpu, u32 msr, u64 *val)
 {
-	return rdmsrl_safe_on_cpu(cpu, msr, val);
+	return qpiu_rdmsr_safe_on_cpu(cpu, msr, val);
 }
 
 int qpiu_cfg_msr_write_on(int cpu, u32 msr, u64 val)
 {
-	return wrmsrl_safe_on_cpu(cpu, msr, val);
+	return qpiu_wrmsr_safe_on_cpu(cpu, msr, val);
 }
 
 const struct qpiu_msr_ops qpiu_msr_ops = {

@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include "qpi_uncore.h"
+#include "qpi_uncore_compat.h"
 
 static struct qpiu_pmu *qpiu_pmus[QPIU_NR_BOX_KINDS][QPIU_MAX_BOXES];
 /* Mask/match functions by socket and port, whichever is probed first. */
@@ -121,8 +122,8 @@ static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 		box->mm = qpiu_mm_devs[socket][qpmu->idx];
 	if (pdev && qpmu->desc->kind == QPIU_BOX_QPI)
 		box->rate_code = qpiu_cfg_qpi_rate(pdev);
-	hrtimer_init(&box->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	box->hrtimer.function = qpiu_box_timer;
+	qpiu_hrtimer_setup(&box->hrtimer, qpiu_box_timer, CLOCK_MONOTONIC,
+			   HRTIMER_MODE_REL_HARD);
 	qpiu_box_init_hw(box);
 
 	rcu_assign_pointer(qpmu->boxes[socket], box);

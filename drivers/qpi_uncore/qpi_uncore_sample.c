@@ -10,6 +10,7 @@
 #include <linux/trace_events.h>
 
 #include "qpi_uncore.h"
+#include "qpi_uncore_compat.h"
 
 /*
  * A PMU delivers samples with perf_event_overflow(), which stock kernels do

@@ -116,7 +116,7 @@ static ssize_t cpumask_show(struct device *dev, struct device_attribute *attr,
 	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
 
 	/* A snapshot; no driver lock, see qpiu_event_init(). */
-	return cpumap_print_to_pagebuf(true, buf, &qpmu->cpumask);
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&qpmu->cpumask));
 }
 static DEVICE_ATTR_RO(cpumask);
 

@@ -18,10 +18,17 @@ eval "$env"
 shift
 [[ $# -gt 0 ]] || set -- W=1 modules
 
-# the copy, as the build root sees it and as the host does
-rel=/var/tmp/qpi_uncore-build/$QPI_KVER
-[[ $QPI_KROOT != / ]] || rel=$repo/.vm/build-$QPI_KVER
+# the copy, as the build root sees it and as the host does; QPI_BUILD_TAG
+# names another one, for builds that must not replace it
+tag=${QPI_BUILD_TAG:-main}
+[[ $tag =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "$0: QPI_BUILD_TAG wants [A-Za-z0-9_.-]" >&2; exit 2; }
+rel=/var/tmp/qpi_uncore-build/$tag-$QPI_KVER
+[[ $QPI_KROOT != / ]] || rel=$repo/.vm/build-$tag-$QPI_KVER
 out=${QPI_KROOT%/}$rel
+mkdir -p "$(dirname "$out")"
+# one build at a time in a copy
+exec 8> "$out.lock"
+flock 8
 rm -rf "$out"
 mkdir -p "$out"
 cp -a "$repo/Kbuild" "$repo/Makefile" "$repo/dkms.conf" "$repo/drivers" "$repo/include" "$out/"

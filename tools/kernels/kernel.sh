@@ -125,6 +125,11 @@ unpack_kernel() {
 	: > "$dir/ok"
 }
 
+# one provisioning at a time: parallel builds share the chroots and apt
+mkdir -p "$cache"
+exec 9> "$cache/kernel.lock"
+flock 9
+
 s=$(suite "$series")
 if [[ $s == host ]]; then
 	[[ $flavour == amd64 ]] || die "$name: the host kernel has no RT flavour here"

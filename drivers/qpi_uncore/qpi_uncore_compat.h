@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel APIs that differ across the kernels qpi_uncore builds for,
+ * mapped from the feature tests of conftest.sh (never from version
+ * numbers): the rest of the driver calls only the qpiu_ names below.
+ */
+#ifndef _QPI_UNCORE_COMPAT_H
+#define _QPI_UNCORE_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <asm/msr.h>
+
+#include "generated/qpi_uncore_features.h"
+
+static inline void qpiu_hrtimer_setup(struct hrtimer *timer,
+				      enum hrtimer_restart (*fn)(struct hrtimer *),
+				      clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef QPIU_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock, mode);
+#else
+	hrtimer_init(timer, clock, mode);
+	timer->function = fn;
+#endif
+}
+
+#ifdef QPIU_HAVE_MSR_Q
+#define qpiu_rdmsr_safe(msr, val)		rdmsrq_safe(msr, val)
+#define qpiu_wrmsr_safe(msr, val)		wrmsrq_safe(msr, val)
+#define qpiu_rdmsr_safe_on_cpu(cpu, msr, val)	rdmsrq_safe_on_cpu(cpu, msr, val)
+#define qpiu_wrmsr_safe_on_cpu(cpu, msr, val)	wrmsrq_safe_on_cpu(cpu, msr, val)
+#else
+#define qpiu_rdmsr_safe(msr, val)		rdmsrl_safe(msr, val)
+#define qpiu_wrmsr_safe(msr, val)		wrmsrl_safe(msr, val)
+#define qpiu_rdmsr_safe_on_cpu(cpu, msr, val)	rdmsrl_safe_on_cpu(cpu, msr, val)
+#define qpiu_wrmsr_safe_on_cpu(cpu, msr, val)	wrmsrl_safe_on_cpu(cpu, msr, val)
+#endif
+
+#endif /* _QPI_UNCORE_COMPAT_H */
