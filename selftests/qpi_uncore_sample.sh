@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 15
+ktap_plan 16
 
 P=/tmp/qpis
 mkdir -p $P
@@ -149,6 +149,38 @@ for popt in "" "-P"; do
 	[ "$n" -ge 1 ] && [ "$n" -le 5000 ] || fail "-c 1 $popt: $n samples for 10000000 events"
 	expect_num "-c 1 $popt: count" "$(cut -d, -f1 < $P/st1.txt | grep -E '^[0-9]+$')" 10000000
 	echo "# -c 1 $popt: $n samples"
+done
+t_end
+
+# perf throttles an event that takes more than its samples per tick.  Up to
+# 6.12 it drops the samples; from 7.x it also stops every counter of the
+# group until a tick of the reader CPU (perf_event_throttle_group()), which
+# an idle NO_HZ CPU may not take for long: the driver keeps counting on
+# every kernel.  100000 periods at one look are far more than a tick's 400
+# (HZ 250) to 1000 (HZ 1000) samples; traffic that comes after the throttle
+# must still be counted, by the sampling leader and its counting member,
+# and no counter of the box may be switched off meanwhile.
+t_begin "throttle_keeps_the_group_counting"
+qperf <<EOF2
+open s uncore_qpi_1 0x14 socket=0 period=1
+open c uncore_qpi_1 0x0201 socket=0 group=s
+sh echo clear > $DBG/log
+inject event socket=0 box=qpi1 event=0x01 umask=0x02 count=5000 cycles=100000
+sh sleep 0.05
+inject event socket=0 box=qpi1 event=0x01 umask=0x02 count=3000 cycles=60000
+sh sleep 0.05
+sh cat $DBG/log > $P/thr.log
+read s
+read c
+EOF2
+expect_num "sampling leader's count" "$(val s)" 160000
+expect_num "counting member's count" "$(val c)" 8000
+# from the first traffic until the events close, no control write of
+# counters 0-3 may lack en (bit 22): that would stop a counter (adding the
+# member reschedules the group, which does stop it, before that)
+qb=$(qpi_bdf 0 1 | cut -d: -f2-)
+for v in $(grep -i " $qb " $P/thr.log | grep -E 'where=0x0(d8|dc|e0|e4) ' | sed 's/.*val=//'); do
+	[ $((v & 0x400000)) -ne 0 ] || fail "a counter was stopped while throttled: control $v"
 done
 t_end
 

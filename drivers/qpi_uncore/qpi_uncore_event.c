@@ -298,6 +298,17 @@ static void qpiu_event_stop(struct perf_event *event, int flags)
 	struct qpiu_box *box = event->pmu_private;
 	unsigned long irqflags;
 
+	/*
+	 * Newer kernels (7.x: perf_event_throttle_group()) throttle by
+	 * stopping every member of the group, counters and all, until a
+	 * tick of the reader CPU, which an idle NO_HZ CPU may not take for
+	 * long; older ones only drop the samples.  Keep counting on every
+	 * kernel: perf drops a throttled event's samples itself, and its
+	 * start(event, 0) at unthrottle finds the event running.
+	 */
+	if (!flags && qpiu_sample_throttled(event))
+		return;
+
 	raw_spin_lock_irqsave(&box->lock, irqflags);
 	if (event->hw.idx >= 0)
 		qpiu_event_stop_locked(box, event, flags);

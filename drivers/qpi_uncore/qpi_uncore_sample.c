@@ -142,6 +142,18 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 count,
 
 #endif
 
+/*
+ * perf's MAX_INTERRUPTS (private to kernel/events/core.c, the same from
+ * 5.10 to 7.3): what hw.interrupts holds while perf throttles the event.
+ */
+#define QPIU_PERF_THROTTLED	(~0ULL)
+
+/* Whether perf throttles @event now: see qpiu_event_stop(). */
+bool qpiu_sample_throttled(const struct perf_event *event)
+{
+	return event->hw.interrupts == QPIU_PERF_THROTTLED;
+}
+
 /**
  * qpiu_sample_emit - take @n samples of @event, each of @period events
  * @event: a sampling event, active on this CPU
