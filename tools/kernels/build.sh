@@ -12,7 +12,10 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-[[ $# -ge 1 ]] || { echo "usage: $0 NAME [MAKE ARGS...]" >&2; exit 2; }
+#   tools/kernels/build.sh --dir NAME   only print that folder
+where=0
+[[ ${1:-} != --dir ]] || { where=1; shift; }
+[[ $# -ge 1 ]] || { echo "usage: $0 [--dir] NAME [MAKE ARGS...]" >&2; exit 2; }
 env=$("$here/kernel.sh" "$1")
 eval "$env"
 shift
@@ -25,6 +28,7 @@ tag=${QPI_BUILD_TAG:-main}
 rel=/var/tmp/qpi_uncore-build/$tag-$QPI_KVER
 [[ $QPI_KROOT != / ]] || rel=$repo/.vm/build-$tag-$QPI_KVER
 out=${QPI_KROOT%/}$rel
+[[ $where == 0 ]] || { echo "$out"; exit 0; }
 mkdir -p "$(dirname "$out")"
 # one build at a time in a copy
 exec 8> "$out.lock"
