@@ -14,14 +14,15 @@
 
 /*
  * A PMU delivers samples with perf_event_overflow(), which stock kernels do
- * not export to modules (Debian 6.1 and 6.12 do not).  What they export,
+ * not export to modules (no Debian kernel from 5.10 to 7.3 does).  What they export,
  * GPL, is the tracepoint path: perf_tp_event() runs perf's software-event
  * overflow code (perf_swevent_event -> perf_swevent_overflow ->
  * __perf_event_overflow) for each event on the list it is given, which
  * writes the sample, honours sample_period and freq, throttles, and drops
  * the recursion context taken with perf_swevent_get_recursion_context().
  *
- * What this relies on, as of 6.1 and 6.12 (kernel/events/core.c):
+ * What this relies on, read in kernel/events/core.c of every kernel from
+ * 5.10 to 7.3 and unchanged there:
  *  - perf_tp_event() walks @head by perf_event.hlist_entry, which a PMU
  *    that is not a software PMU never uses, so a one-entry list on the stack
  *    is ours to build;
@@ -32,7 +33,8 @@
  *    PERF_SAMPLE_PERIOD and a fixed period it takes one sample of period
  *    @count, otherwise it takes one sample per sample_period found in
  *    hw.period_left (kept in [-period, 0] there), each of period
- *    hw.last_period, and its loop stops when perf throttles the event.
+ *    hw.last_period, and its loop stops when perf throttles the event
+ *    (from 7.x by stopping the group: see qpiu_event_stop()).
  * Both uses of hw.period_left and event->count are bracketed here: the
  * rest of the driver keeps x86's meaning (events left until the next
  * sample) and its own exact count.
