@@ -5,8 +5,9 @@
 #
 #   make [KDIR=<kernel build dir>]   build the modules (default: the running
 #                                    kernel's, else the newest Debian headers)
-#   make check                       every test: style, host, VM; ends with
-#                                    "N passed, N failed"
+#   make check                       every test: style, host, VM, the kernel
+#                                    matrix; ends with "N passed, N failed"
+#   make check-kernels KERNELS="..." the kernel matrix, or some of it
 #   make demo                        boot a simulated 2-socket machine and
 #                                    count QPI traffic with perf
 #   make fuzz                        the syscall fuzzer, longer
@@ -45,6 +46,13 @@ sparse:
 check:
 	tools/check.sh
 
+# The kernel matrix alone, or part of it: make check-kernels KERNELS="5.10 7.2"
+# (names: tools/kernels/kernel.sh; default: all but the host's 6.1, which
+# make check tests in stages of its own).
+KERNELS ?=
+check-kernels:
+	tools/check.sh --kernels $(KERNELS)
+
 demo:
 	tools/demo.sh
 
@@ -54,7 +62,9 @@ bench: modules tools
 	tools/bench/bench.sh
 
 # Every selftest on a KASAN/lockdep/kmemleak/KUnit kernel built from
-# linux-source-6.1 (about 30 min the first time, then cached).
+# linux-source-6.1 (about 30 min the first time, then cached), then the
+# sampling and hand-over selftests on a PREEMPT_RT lockdep kernel from the
+# newest trixie-backports source; TIERS=debug or TIERS=rt runs one tier.
 check-debug:
 	tools/debug-kernel/check.sh
 
@@ -114,6 +124,25 @@ dkms-uninstall:
 	       $(PREFIX)/sbin/qpi-uncore-takeover /etc/udev/rules.d/60-qpi-uncore.rules \
 	       /etc/systemd/system/qpistat.service $(PREFIX)/share/qpi_uncore/prometheus
 
+# The Debian package qpi-uncore-dkms (Architecture: all): the module's
+# source for DKMS (no qpisim), qpi-uncore-takeover, its udev rule and the
+# modprobe.d softdep; built in .vm/deb and lintian clean.  deb-test: its
+# DKMS round trip in the build root of each kernel of DEB_KERNELS, then
+# installed with dpkg in a QEMU guest of DEB_GUEST (default: newest, else
+# 6.12), where DKMS builds it and perf counts with it (about 15 minutes).
+DEB_KERNELS ?= 5.10 6.1 6.12 newest
+DEB_GUEST ?=
+deb:
+	tools/packaging/deb.sh
+
+deb-test:
+	@deb=$$(tools/packaging/deb.sh) || exit 1; rc=0; \
+	for k in $(DEB_KERNELS); do \
+		QPI_DEB=$$deb tools/packaging/dkms-build.sh $$k || rc=1; \
+	done; \
+	QPI_DEB=$$deb tools/packaging/deb-guest.sh $(DEB_GUEST) || rc=1; \
+	exit $$rc
+
 clean:
 	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C selftests clean
@@ -121,6 +150,7 @@ clean:
 	$(MAKE) -C tools/bench clean
 	$(MAKE) -C tools/unittest clean
 
-.PHONY: all modules tools unittest checkpatch sparse check check-debug demo fuzz \
+.PHONY: all modules tools unittest checkpatch sparse check check-kernels check-debug demo fuzz \
 	bench clean \
-	install install-userspace uninstall dkms-install dkms-uninstall
+	install install-userspace uninstall dkms-install dkms-uninstall \
+	deb deb-test

@@ -2,6 +2,8 @@
 /*
  * qpi_uncore's internal interfaces: the box and PMU structures, and the
  * entry points of each file, grouped by file, lowest layer first.
+ * qpi_uncore_compat.h, below every layer, maps the kernel APIs that differ
+ * between kernels (build-time feature tests, see conftest.sh).
  */
 #ifndef _QPI_UNCORE_H
 #define _QPI_UNCORE_H
