@@ -14,7 +14,9 @@
 #define CONN_TIMEOUT_MS	5000	/* from accept to the last byte sent */
 #define DRAIN_MS	1000	/* reading what the client still sends */
 #define ACCEPT_PAUSE_MS	100	/* out of fds: how long not to accept */
+#ifndef STOP_MS
 #define STOP_MS		1000	/* SIGTERM: time to finish the answers */
+#endif
 
 /* A growing text buffer; @oom once an allocation failed. */
 struct sbuf {
