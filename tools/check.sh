@@ -66,6 +66,13 @@ build_w1() {
 	route_builds
 }
 
+# scratch DIR: a fresh copy of what the modules build from
+scratch() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	cp -a "$repo/Kbuild" "$repo/drivers" "$repo/include" "$1/"
+}
+
 # The sample routes these kernels do not take (qpi_uncore_sample.c), in a
 # copy of the tree: "none" builds a module that counts and refuses
 # sampling; "overflow" (perf_event_overflow, not exported here) can only
@@ -73,9 +80,7 @@ build_w1() {
 route_builds() {
 	local kdir w=$out/routes log
 	kdir=$(tools/vm/kdir.sh)
-	rm -rf "$w"
-	mkdir -p "$w"
-	cp -a "$repo/Kbuild" "$repo/drivers" "$repo/include" "$w/"
+	scratch "$w"
 	if log=$(make -C "$kdir" M="$w" W=1 QPIU_SAMPLE_ROUTE=none modules 2>&1) &&
 	   ! grep -qE 'warning:|error:' <<< "$log" &&
 	   ! nm "$w/drivers/qpi_uncore/qpi_uncore.ko" | grep -qE ' U perf_(tp_event|event_overflow)$'; then
@@ -102,9 +107,7 @@ route_builds() {
 conftest_refusal() {
 	local kdir w=$out/conftest log
 	kdir=$(tools/vm/kdir.sh)
-	rm -rf "$w"
-	mkdir -p "$w"
-	cp -a "$repo/Kbuild" "$repo/drivers" "$repo/include" "$w/"
+	scratch "$w"
 	log=$(make -C "$kdir" M="$w" QPIU_CONFTEST_HIDE="hrtimer_setup hrtimer_init" modules 2>&1)
 	local rc=$?
 	if [[ $rc != 0 ]] && ! grep -q 'error:' <<< "$log" &&

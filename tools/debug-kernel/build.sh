@@ -28,6 +28,16 @@ tier=${1:-debug}
 say() { echo "build.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
 
+# print_kernel OUT: what run-vm needs to boot the kernel built in OUT
+print_kernel() {
+	local rel
+	rel=$(cat "$1/build/include/config/kernel.release")
+	echo "QPI_KVER=$rel"
+	echo "QPI_KIMAGE=$1/build/arch/x86/boot/bzImage"
+	echo "QPI_KDIR=$1/build"
+	echo "QPI_KMODS=$1/mods/lib/modules/$rel"
+}
+
 # check_config CONFIG FRAGMENT: every line of FRAGMENT made it into CONFIG
 # (merge_config.sh only warns, in a flood, when Kconfig drops a value)
 check_config() {
@@ -83,11 +93,7 @@ if [[ $tier == debug ]]; then
 		make -s -C "$out/build" modules_install INSTALL_MOD_PATH="$out/mods" >&2
 		echo "$stamp" > "$out/stamp"
 	fi
-	rel=$(cat "$out/build/include/config/kernel.release")
-	echo "QPI_KVER=$rel"
-	echo "QPI_KIMAGE=$out/build/arch/x86/boot/bzImage"
-	echo "QPI_KDIR=$out/build"
-	echo "QPI_KMODS=$out/mods/lib/modules/$rel"
+	print_kernel "$out"
 	exit 0
 fi
 
@@ -164,10 +170,6 @@ else
 	say "RT debug kernel built in $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
 	echo "$stamp" > "$out/stamp"
 fi
-rel=$(cat "$out/build/include/config/kernel.release")
-echo "QPI_KVER=$rel"
-echo "QPI_KIMAGE=$out/build/arch/x86/boot/bzImage"
-echo "QPI_KDIR=$out/build"
-echo "QPI_KMODS=$out/mods/lib/modules/$rel"
+print_kernel "$out"
 echo "QPI_KROOT=$root"
 echo "QPI_KBUILD=$rel_out/build"
