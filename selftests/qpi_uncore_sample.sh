@@ -293,13 +293,20 @@ else
 		  d = $1 - b; if (!seen++ || d < min) min = d; if (d > max) max = d }
 		END { printf "%d %d %d %d\n", neg, max / 1000, min, batches }' $P/ovf $P/st > $P/delay
 	read -r neg max min batches < $P/delay
-	expect_num "samples before their overflow (earliest by $min ns)" "$neg" 0
-	# Each batch's sample came before the next batch (70 ms later) and
-	# so within a poll or two: a structural check, not a time limit,
-	# which a busy host would break.  The delay itself is a figure for
-	# make bench.
-	expect_num "batches whose sample came before the next batch" "$batches" 8
-	echo "# overflow to sample, poll 20000 us: $((min / 1000)) to $max us"
+	# How much later than 70 ms the batches came: a guest starved by a
+	# busy host (make check's other guest, a kernel build) runs late by
+	# more than a poll, and then the stamps say nothing of the driver.
+	late=$(awk 'NR > 1 { g = $1 - p; if (g > m) m = g } { p = $1 }
+		END { l = m / 1000 - 70000; print (l > 0 ? int(l) : 0) }' $P/ovf)
+	echo "# overflow to sample, poll 20000 us: $((min / 1000)) to $max us (batches up to $late us late)"
+	if [ "$late" -le 20000 ]; then
+		expect_num "samples before their overflow (earliest by $min ns)" "$neg" 0
+		# each batch's sample after its overflow and before the next
+		# batch: an order, not a time limit; the delay is a figure
+		expect_num "batches whose sample came before the next batch" "$batches" 8
+	else
+		echo "# order of overflows and samples not checked: the host starved the guest"
+	fi
 fi
 t_end
 
