@@ -295,11 +295,12 @@ else
 	read -r neg max min batches < $P/delay
 	# How much later than 70 ms the batches came: a guest starved by a
 	# busy host (make check's other guest, a kernel build) runs late by
-	# more than a poll, and then the stamps say nothing of the driver.
+	# more than two polls, and then the stamps say nothing of the driver
+	# (seen: 88 ms late, a sample stamped before its overflow).
 	late=$(awk 'NR > 1 { g = $1 - p; if (g > m) m = g } { p = $1 }
 		END { l = m / 1000 - 70000; print (l > 0 ? int(l) : 0) }' $P/ovf)
 	echo "# overflow to sample, poll 20000 us: $((min / 1000)) to $max us (batches up to $late us late)"
-	if [ "$late" -le 20000 ]; then
+	if [ "$late" -le 50000 ]; then
 		expect_num "samples before their overflow (earliest by $min ns)" "$neg" 0
 		# each batch's sample after its overflow and before the next
 		# batch: an order, not a time limit; the delay is a figure
