@@ -41,9 +41,11 @@ if [[ $kbuild == 1 ]]; then
 	build W=1 modules
 	w1=$?
 	# "# "-prefixed, as run-vm's leaf results, for check.sh's tally
-	result() { if [[ $1 == 0 ]]; then echo "# ok $2"; else echo "# not ok $2"; fi; }
-	result $w1 "1 $QPI_KVER: modules build with W=1, no warnings"
-	result $sparse "2 $QPI_KVER: sparse C=2 clean"
+	{
+		. "$repo/tools/ktap.sh"
+		result $w1 "$QPI_KVER: modules build with W=1, no warnings"
+		result $sparse "$QPI_KVER: sparse C=2 clean"
+	} | sed 's/^/# /'
 	[[ $w1 == 0 ]] || exit 1
 else
 	out=$("$repo/tools/kernels/build.sh" --dir "$name")

@@ -51,8 +51,7 @@ suite() {
 	case $1 in
 	5.10) echo bullseye ;;
 	6.1) echo host ;;
-	6.12) echo trixie ;;
-	*) echo trixie ;;	# trixie-backports, through the trixie chroot
+	*) echo trixie ;;	# 6.12, and trixie-backports through the same chroot
 	esac
 }
 
