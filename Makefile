@@ -41,7 +41,7 @@ checkpatch:
 	tools/checkpatch.sh
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 QPIU_TEST_HOOKS=1 modules
 
 check:
 	tools/check.sh

@@ -3,10 +3,38 @@
 # qpi_uncore life cycle: CPU hotplug moves a socket's events to another CPU
 # without losing counts, functions removed while counting, module unload
 # with open events, the model going away underneath, intel_uncore owning the
-# devices, and a UBox that cannot be read.
+# devices, a UBox that cannot be read, and a PMU retired while perf closes
+# its last event.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 6
+ktap_plan 9
+
+# pmu_gone NAME: wait (bounded) until PMU NAME is no longer registered
+pmu_gone()
+{
+	i=0
+	while [ -d "$PMUS/$1" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ ! -d "$PMUS/$1" ]
+}
+
+# port_cmd PORT 0|1: a command that removes (0) or brings back (1) QPI
+# port PORT on every socket (for qpiperf's sh); r3_cmd LINK: R3QPI link
+box_cmd()
+{
+	c=: s=0
+	while [ $s -lt "$NR_SOCKETS" ]; do
+		c="$c; echo $3 > $DBG/socket$s/$1$2/present"
+		s=$((s + 1))
+	done
+	echo "$c"
+}
+port_cmd() { box_cmd qpi "$1" "$2"; }
+r3_cmd() { box_cmd r3qpi "$1" "$2"; }
+port_present() { eval "$(port_cmd "$1" "$2")"; }
+r3_present() { eval "$(r3_cmd "$1" "$2")"; }
 
 qpiu_unload
 expect_ok "load qpisim" qsim snbep
@@ -136,6 +164,98 @@ inject event socket=0 box=qpi0 event=0x14 count=8
 read e
 EOT
 expect_num "socket 0 still counts" "$(val e)" 8
+t_end
+
+# A boxless PMU stays registered while an event refers to it, and retires
+# after perf has finished closing the last one: only then is the name free
+# for whoever drives the functions next.
+t_begin "pmu_retires_after_its_last_event_closes"
+qpiu_unload
+expect_ok "reload model" qsim snbep
+expect_ok "load" qpiu_load
+rm -f /tmp/pmu.kept
+qperf <<EOT
+open e uncore_qpi_0 0x14 socket=0
+inject event socket=0 box=qpi0 event=0x14 count=4
+read e
+sh $(port_cmd 0 0); test -d $PMUS/uncore_qpi_0 && echo kept > /tmp/pmu.kept
+read e
+close e
+EOT
+expect_eq "boxless PMU kept while its event is open" "$(cat /tmp/pmu.kept 2>/dev/null)" kept
+expect_num "count kept after removal" "$(val e)" 4
+pmu_gone uncore_qpi_0 || fail "uncore_qpi_0 still registered after its last event closed"
+port_present 0 1
+qperf <<EOT
+open f uncore_qpi_0 0x14 socket=1
+inject event socket=1 box=qpi0 event=0x14 count=6
+read f
+EOT
+expect_num "PMU back with its functions" "$(val f)" 6
+t_end
+
+# The last event's close racing the removal of the PMU's last box.  perf
+# still uses the PMU after the event's destroy() (module_put() of the PMU's
+# module last); the test build's test_destroy_delay_ms holds that window
+# open for 2 s, and the functions go meanwhile.  The PMU must outlive the
+# close: retired only after it, never freed under it (KASAN in the debug
+# tier would report the use after free; here, the PMU would be gone at once).
+P=/sys/module/qpi_uncore/parameters
+if [ ! -f $P/test_destroy_delay_ms ]; then
+	t_skip "last_close_racing_box_removal" "qpi_uncore built without QPIU_TEST_HOOKS"
+else
+	t_begin "last_close_racing_box_removal"
+	dmesg_mark
+	rm -f /tmp/race.pmu
+	echo 2000 > $P/test_destroy_delay_ms
+	# The remover (in the background) waits until the closer sleeps in
+	# destroy(), removes the functions, and looks for the PMU.
+	qperf <<EOT
+open e uncore_qpi_1 0x14 socket=0
+inject event socket=0 box=qpi1 event=0x14 count=3
+read e
+sh (while [ "\$(cat $P/test_destroy_sleeping)" = 0 ]; do sleep 0.01; done; $(port_cmd 1 0); if [ -d $PMUS/uncore_qpi_1 ]; then echo kept; else echo gone; fi > /tmp/race.pmu) &
+close e
+EOT
+	echo 0 > $P/test_destroy_delay_ms
+	expect_num "count before close" "$(val e)" 3
+	expect_eq "PMU during the close" "$(cat /tmp/race.pmu 2>/dev/null)" kept
+	pmu_gone uncore_qpi_1 || fail "uncore_qpi_1 still registered after the close"
+	port_present 1 1
+	qperf <<EOT
+open f uncore_qpi_1 0x14 socket=0
+inject event socket=0 box=qpi1 event=0x14 count=2
+read f
+EOT
+	expect_num "PMU back" "$(val f)" 2
+	t_end
+fi
+
+# The same race without the window held open, many times: the close and
+# the removal in either order, with the model checking that nothing is
+# written to a removed function.
+t_begin "close_and_box_removal_stress"
+n=0
+while [ $n -lt 40 ]; do
+	qperf <<EOT
+open e uncore_r3qpi_0 0x01 socket=$((n % 2))
+inject event socket=$((n % 2)) box=r3qpi0 event=0x01 count=$n
+read e
+sh ($(r3_cmd 0 0)) &
+close e
+EOT
+	[ "$(val e)" = "$n" ] || fail "round $n: read $(val e), want $n"
+	pmu_gone uncore_r3qpi_0 || { fail "round $n: uncore_r3qpi_0 not retired"; break; }
+	r3_present 0 1
+	[ -d "$PMUS/uncore_r3qpi_0" ] || { fail "round $n: uncore_r3qpi_0 not back"; break; }
+	n=$((n + 1))
+done
+qperf <<EOT
+open f uncore_r3qpi_0 0x01 socket=1
+inject event socket=1 box=r3qpi0 event=0x01 count=5
+read f
+EOT
+expect_num "counts after 40 rounds" "$(val f)" 5
 t_end
 
 qpiu_unload

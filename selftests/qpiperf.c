@@ -166,7 +166,9 @@ static void cmd_open(char *args)
 		attr.read_format |= PERF_FORMAT_GROUP;
 	if (pid == 0)
 		cpu = -1;
-	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, group, 0);
+	/* not inherited by "sh" commands: a test's close must be the last */
+	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, group,
+		     PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		printf("%s error=%d (%s)\n", name, errno, strerror(errno));
 		return;

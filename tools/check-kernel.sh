@@ -36,9 +36,9 @@ build() {
 if [[ $kbuild == 1 ]]; then
 	# sparse first, in a copy of its own: the copy of the W=1 build is
 	# the one that boots
-	build C=2 modules
+	build C=2 QPIU_TEST_HOOKS=1 modules
 	sparse=$?
-	build W=1 modules
+	build W=1 QPIU_TEST_HOOKS=1 modules
 	w1=$?
 	# "# "-prefixed, as run-vm's leaf results, for check.sh's tally
 	{

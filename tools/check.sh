@@ -53,7 +53,7 @@ stage() {
 
 build_w1() {
 	local log
-	log=$(make -C "$repo" W=1 modules 2>&1)
+	log=$(make -C "$repo" W=1 QPIU_TEST_HOOKS=1 modules 2>&1)
 	local rc=$?
 	echo "$log" | grep -E 'warning:|error:' | sed 's/^/# /'
 	if [[ $rc == 0 ]] && ! grep -qE 'warning:|error:' <<< "$log"; then

@@ -105,6 +105,11 @@ struct qpiu_pmu {
 	unsigned int idx;
 	bool registered;
 	atomic_t nr_events;		/* initialised and not yet destroyed */
+	/*
+	 * The registry's, called by the event layer when @nr_events drops
+	 * to zero: a boxless PMU may retire.  A call up, so a pointer.
+	 */
+	void (*idle)(struct qpiu_pmu *qpmu);
 	cpumask_t cpumask;		/* readers of sockets with this box */
 	struct qpiu_box __rcu *boxes[QPIU_MAX_SOCKETS];
 	const struct attribute_group *groups[5];
@@ -132,6 +137,7 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   sched     counter assignment and group validation
  *   counter   one counter: fold, arm, start, stop
  *   reject    the rate-limited refusal message
+ *   test      test builds only: knobs that widen race windows
  *   topology  sockets and reader CPUs (calls up: struct qpiu_topology_ops)
  *   box       a box's registers as operations, and its lifetime
  *   sbox_hw   the S-Box's registers, over struct qpiu_msr_ops
@@ -180,6 +186,13 @@ unsigned int qpiu_cpu_socket(unsigned int cpu);
 int qpiu_hotplug_init(const struct qpiu_topology_ops *ops);
 void qpiu_hotplug_exit(void);
 
+/* qpi_uncore_test.c: test builds only (make QPIU_TEST_HOOKS=1) */
+#ifdef QPIU_TEST_HOOKS
+void qpiu_test_destroy_delay(void);
+#else
+static inline void qpiu_test_destroy_delay(void) { }
+#endif
+
 /* qpi_uncore_reject.c */
 __printf(3, 4) int qpiu_reject(const struct qpiu_pmu *qpmu, int err,
 			       const char *fmt, ...);
@@ -211,7 +224,8 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer);
 int qpiu_sysfs_init(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind);
 void qpiu_sysfs_free(struct qpiu_pmu *qpmu);
 
-/* qpi_uncore_registry.c */
+/* qpi_uncore_registry.c: callers hold qpiu_reg_mutex */
+extern struct mutex qpiu_reg_mutex;
 struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 			      enum qpiu_box_kind kind, unsigned int idx);
 struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,

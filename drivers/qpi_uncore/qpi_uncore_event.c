@@ -362,12 +362,21 @@ static void qpiu_pmu_disable(struct pmu *pmu)
 	qpiu_pmu_freeze(pmu, true);
 }
 
+static void qpiu_pmu_put_event(struct qpiu_pmu *qpmu)
+{
+	if (atomic_dec_and_test(&qpmu->nr_events))
+		qpmu->idle(qpmu);
+}
+
 static void qpiu_event_destroy(struct perf_event *event)
 {
 	struct qpiu_box *box = event->pmu_private;
+	struct qpiu_pmu *qpmu = box->pmu;
 
-	atomic_dec(&box->pmu->nr_events);
 	qpiu_box_put(box);
+	qpiu_pmu_put_event(qpmu);
+	/* test builds: widen the window before perf's last use of the PMU */
+	qpiu_test_destroy_delay();
 }
 
 /*
@@ -487,8 +496,9 @@ static int qpiu_event_init(struct perf_event *event)
 		return ret;
 
 	/*
-	 * No driver mutex here: perf may hold context mutexes around
-	 * event_init, and qpiu_mutex is held around perf_pmu_register().
+	 * No driver mutex here: perf may hold context mutexes and pmus_srcu
+	 * around event_init, and qpiu_reg_mutex is held around
+	 * perf_pmu_register() and perf_pmu_unregister().
 	 * Boxes are freed after an RCU grace period.
 	 */
 	socket = qpiu_cpu_socket(event->cpu);
@@ -508,14 +518,14 @@ static int qpiu_event_init(struct perf_event *event)
 	has_mm = box && (READ_ONCE(box->mm) || box->msr);
 	rcu_read_unlock();
 	if (!box) {
-		atomic_dec(&qpmu->nr_events);
+		qpiu_pmu_put_event(qpmu);
 		return qpiu_reject(qpmu, -ENODEV,
 				   "socket %u: the box is gone (removed or failed)",
 				   socket);
 	}
 	if (!has_mm && (attr->config1 || attr->config2)) {
 		qpiu_box_put(box);
-		atomic_dec(&qpmu->nr_events);
+		qpiu_pmu_put_event(qpmu);
 		return qpiu_reject(qpmu, -ENODEV,
 				   "config1/config2: socket %u has no mask/match function for port %u, so cto_count cannot be filtered there",
 				   socket, qpmu->idx);

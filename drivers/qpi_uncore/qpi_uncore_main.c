@@ -36,9 +36,9 @@ static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (kind == QPIU_FN_QPI_MM) {
 		int ret;
 
-		mutex_lock(&qpiu_mutex);
+		mutex_lock(&qpiu_reg_mutex);
 		ret = qpiu_pmu_set_mm(idx, socket, pdev);
-		mutex_unlock(&qpiu_mutex);
+		mutex_unlock(&qpiu_reg_mutex);
 		if (ret)
 			return ret;
 		/* drvdata of a mask/match function: its port and socket */
@@ -46,7 +46,7 @@ static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return 0;
 	}
 
-	mutex_lock(&qpiu_mutex);
+	mutex_lock(&qpiu_reg_mutex);
 	qpmu = qpiu_pmu_get(plat, kind == QPIU_FN_QPI ? QPIU_BOX_QPI :
 			    QPIU_BOX_R3QPI, idx);
 	if (IS_ERR(qpmu)) {
@@ -54,11 +54,11 @@ static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			dev_err(&pdev->dev, "%s %u of platform %s, but the PMUs are %s's; mixed platforms cannot happen on real hardware\n",
 				qpiu_fn_names[kind], idx, plat->name,
 				qpiu_pmus_platform_name());
-		mutex_unlock(&qpiu_mutex);
+		mutex_unlock(&qpiu_reg_mutex);
 		return PTR_ERR(qpmu);
 	}
 	box = qpiu_pmu_add_box(qpmu, pdev, socket);
-	mutex_unlock(&qpiu_mutex);
+	mutex_unlock(&qpiu_reg_mutex);
 	if (IS_ERR(box)) {
 		dev_err(&pdev->dev, "%s %u of socket %d: cannot add to %s (%ld)\n",
 			qpiu_fn_names[kind], idx, socket, qpmu->name,
@@ -75,13 +75,13 @@ static void qpiu_remove(struct pci_dev *pdev)
 	const struct pci_device_id *id = pci_match_id(qpiu_pci_ids, pdev);
 	void *data = pci_get_drvdata(pdev);
 
-	mutex_lock(&qpiu_mutex);
+	mutex_lock(&qpiu_reg_mutex);
 	if (id && QPIU_DEV_KIND(id->driver_data) == QPIU_FN_QPI_MM)
 		qpiu_pmu_set_mm(QPIU_MM_PORT((uintptr_t)data),
 				QPIU_MM_SOCKET((uintptr_t)data), NULL);
 	else if (data)
 		qpiu_pmu_remove_box(data);
-	mutex_unlock(&qpiu_mutex);
+	mutex_unlock(&qpiu_reg_mutex);
 }
 
 static struct pci_driver qpiu_driver = {

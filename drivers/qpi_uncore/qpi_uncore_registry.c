@@ -6,15 +6,37 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "qpi_uncore.h"
 #include "qpi_uncore_compat.h"
 
+/*
+ * Two locks.  qpiu_reg_mutex serialises the life of PMUs and boxes (probe,
+ * remove, retirement, unload).  qpiu_mutex, inside it, guards what CPU
+ * hotplug also touches: readers, cpumasks, the boxes' publication.
+ * perf_pmu_register() and perf_pmu_unregister() run under qpiu_reg_mutex
+ * only: unregistering waits for perf's pmus_srcu readers, a
+ * perf_event_open() among them can wait for cpu_hotplug_lock, and the
+ * hotplug callbacks take qpiu_mutex under it (lockdep saw that cycle on
+ * PREEMPT_RT).  The table below changes under both, so either is enough to
+ * read it.
+ */
+DEFINE_MUTEX(qpiu_reg_mutex);
 static struct qpiu_pmu *qpiu_pmus[QPIU_NR_BOX_KINDS][QPIU_MAX_BOXES];
 /* Mask/match functions by socket and port, whichever is probed first. */
 static struct pci_dev *qpiu_mm_devs[QPIU_MAX_SOCKETS][QPIU_MAX_BOXES];
+
+static void qpiu_pmu_idle(struct qpiu_pmu *qpmu);
+static void qpiu_retire_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(qpiu_retire_work, qpiu_retire_fn);
+/* A boxless PMU waits for retirement; qpiu_reg_mutex, read locklessly. */
+static bool qpiu_retire_pending;
+/* Next look while perf may still be tearing an event down, in jiffies. */
+static unsigned long qpiu_retire_delay = 1;
 
 static void qpiu_pmu_free(struct qpiu_pmu *qpmu)
 {
@@ -46,7 +68,7 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 	struct qpiu_pmu *qpmu;
 	int ret;
 
-	lockdep_assert_held(&qpiu_mutex);
+	lockdep_assert_held(&qpiu_reg_mutex);
 	if (idx >= QPIU_MAX_BOXES)
 		return ERR_PTR(-ERANGE);
 	qpmu = qpiu_pmus[kind][idx];
@@ -59,6 +81,7 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 	qpmu->plat = plat;
 	qpmu->desc = plat->box[kind];
 	qpmu->idx = idx;
+	qpmu->idle = qpiu_pmu_idle;
 	snprintf(qpmu->name, sizeof(qpmu->name), "uncore_%s_%u",
 		 qpmu->desc->name, idx);
 	ret = qpiu_sysfs_init(qpmu, kind);
@@ -84,7 +107,9 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 		goto err;
 	}
 	qpmu->registered = true;
+	mutex_lock(&qpiu_mutex);
 	qpiu_pmus[kind][idx] = qpmu;
+	mutex_unlock(&qpiu_mutex);
 	return qpmu;
 err:
 	qpiu_pmu_free(qpmu);
@@ -97,7 +122,7 @@ static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 {
 	struct qpiu_box *box;
 
-	lockdep_assert_held(&qpiu_mutex);
+	lockdep_assert_held(&qpiu_reg_mutex);
 	if (socket >= QPIU_MAX_SOCKETS)
 		return ERR_PTR(-ERANGE);
 	if (rcu_access_pointer(qpmu->boxes[socket]))
@@ -111,24 +136,27 @@ static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 	box->pmu = qpmu;
 	box->socket = socket;
 	box->pdev = pdev;
-	box->cpu = qpiu_socket_reader(socket);
 	box->fold_ns = qpiu_fold_interval_ns(qpmu->desc);
 	if (msr) {
 		box->msr = true;
 		box->sbox = (struct qpiu_sbox){ .ops = msr, .ctx = box,
 						.idx = qpmu->idx };
 	}
-	if (pdev && qpmu->desc->has_filter)
-		box->mm = qpiu_mm_devs[socket][qpmu->idx];
 	if (pdev && qpmu->desc->kind == QPIU_BOX_QPI)
 		box->rate_code = qpiu_cfg_qpi_rate(pdev);
 	qpiu_hrtimer_setup(&box->hrtimer, qpiu_box_timer, CLOCK_MONOTONIC,
 			   HRTIMER_MODE_REL_HARD);
-	qpiu_box_init_hw(box);
 
+	/* the reader must not change between reset and publication */
+	mutex_lock(&qpiu_mutex);
+	if (pdev && qpmu->desc->has_filter)
+		box->mm = qpiu_mm_devs[socket][qpmu->idx];
+	box->cpu = qpiu_socket_reader(socket);
+	qpiu_box_init_hw(box);
 	rcu_assign_pointer(qpmu->boxes[socket], box);
 	if (box->cpu >= 0)
 		cpumask_set_cpu(box->cpu, &qpmu->cpumask);
+	mutex_unlock(&qpiu_mutex);
 	return box;
 }
 
@@ -145,27 +173,115 @@ struct qpiu_box *qpiu_pmu_add_msr_box(struct qpiu_pmu *qpmu,
 }
 
 /*
- * A PMU lives while it has boxes or events.  When the last box of an unused
- * PMU goes (its functions unbound, e.g. handed back to intel_uncore), the
- * name is freed for whoever drives those functions next.  With events still
- * open the PMU stays, boxless, until the module goes: perf cannot take a PMU
- * away under live events.
+ * A PMU lives while it has boxes or events.  When the last box of a PMU
+ * goes (its functions unbound, e.g. handed back to intel_uncore), the PMU
+ * retires once its events are gone too, and the name is free for whoever
+ * drives those functions next.
+ *
+ * "Gone" needs care: perf still uses the PMU after an event's destroy()
+ * returns (put_ctx() on the PMU's per-CPU context before 6.2,
+ * put_pmu_ctx() after, pmu->capabilities, then module_put(pmu->module) last
+ * of all), and before 6.15 perf_pmu_unregister() does not wait for that.
+ * The one sign that perf is done with every event is the module's
+ * reference count: perf takes a reference per event before event_init and
+ * drops it after its last use of the PMU.  So a boxless PMU retires when it
+ * has no events and the module has no references; until then, it stays
+ * registered and boxless (event_init refuses), which costs nothing.
  */
-static void qpiu_pmu_retire_if_unused(struct qpiu_pmu *qpmu)
+static bool qpiu_perf_done_with_events(void)
+{
+#ifdef CONFIG_MODULE_UNLOAD
+	/* -1 while the module is being unloaded: no event can exist */
+	return module_refcount(THIS_MODULE) <= 0;
+#else
+	/* no reference counts: a PMU that had events stays until reboot */
+	return false;
+#endif
+}
+
+static bool qpiu_pmu_has_boxes(struct qpiu_pmu *qpmu)
 {
 	unsigned int s;
 
-	lockdep_assert_held(&qpiu_mutex);
 	for (s = 0; s < QPIU_MAX_SOCKETS; s++)
 		if (rcu_access_pointer(qpmu->boxes[s]))
-			return;
-	/* pairs with smp_mb__after_atomic() in qpiu_event_init() */
-	smp_mb();
-	if (atomic_read(&qpmu->nr_events))
-		return;
-	perf_pmu_unregister(&qpmu->pmu);
+			return true;
+	return false;
+}
+
+static void qpiu_pmu_retire(struct qpiu_pmu *qpmu)
+{
+	lockdep_assert_held(&qpiu_reg_mutex);
+	mutex_lock(&qpiu_mutex);
 	qpiu_pmus[qpmu->desc->kind][qpmu->idx] = NULL;
+	mutex_unlock(&qpiu_mutex);
+	perf_pmu_unregister(&qpmu->pmu);
 	qpiu_pmu_free(qpmu);
+}
+
+/*
+ * Retire every boxless PMU that perf is done with.  Returns true when one
+ * has no events left but perf may still be tearing one down (or probing
+ * the module's PMUs): look again soon.  While events are open, their last
+ * destroy() brings us back through qpiu_pmu_idle().
+ */
+static bool qpiu_pmus_retire_unused(void)
+{
+	bool waiting = false, open = false;
+	unsigned int k, i;
+
+	lockdep_assert_held(&qpiu_reg_mutex);
+	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
+		for (i = 0; i < QPIU_MAX_BOXES; i++) {
+			struct qpiu_pmu *qpmu = qpiu_pmus[k][i];
+
+			if (!qpmu || qpiu_pmu_has_boxes(qpmu))
+				continue;
+			/* pairs with smp_mb__after_atomic() in event_init */
+			smp_mb();
+			if (atomic_read(&qpmu->nr_events))
+				open = true;
+			else if (qpiu_perf_done_with_events())
+				qpiu_pmu_retire(qpmu);
+			else
+				waiting = true;
+		}
+	}
+	WRITE_ONCE(qpiu_retire_pending, open || waiting);
+	for (k = 0; k < QPIU_NR_BOX_KINDS && waiting; k++)
+		for (i = 0; i < QPIU_MAX_BOXES; i++)
+			if (qpiu_pmus[k][i] &&
+			    atomic_read(&qpiu_pmus[k][i]->nr_events))
+				return false;
+	return waiting;
+}
+
+static void qpiu_retire_fn(struct work_struct *work)
+{
+	bool again;
+
+	mutex_lock(&qpiu_reg_mutex);
+	again = qpiu_pmus_retire_unused();
+	mutex_unlock(&qpiu_reg_mutex);
+	if (!again) {
+		qpiu_retire_delay = 1;
+		return;
+	}
+	/* perf's teardown takes microseconds; back off up to a second */
+	schedule_delayed_work(&qpiu_retire_work, qpiu_retire_delay);
+	qpiu_retire_delay = min_t(unsigned long, qpiu_retire_delay * 2, HZ);
+}
+
+/*
+ * The last event of @qpmu is being destroyed, from perf's teardown (any
+ * context that may queue work).  perf still holds the module reference
+ * that qpiu_perf_done_with_events() waits for, so the retirement, if one
+ * is due, is tried from a work item after this returns.
+ */
+static void qpiu_pmu_idle(struct qpiu_pmu *qpmu)
+{
+	if (READ_ONCE(qpiu_retire_pending))
+		mod_delayed_work(system_wq, &qpiu_retire_work, 1);
 }
 
 /*
@@ -177,17 +293,19 @@ void qpiu_pmu_remove_box(struct qpiu_box *box)
 	struct qpiu_pmu *qpmu = box->pmu;
 	unsigned long flags;
 
-	lockdep_assert_held(&qpiu_mutex);
+	lockdep_assert_held(&qpiu_reg_mutex);
+	mutex_lock(&qpiu_mutex);
 	RCU_INIT_POINTER(qpmu->boxes[box->socket], NULL);
 	if (box->cpu >= 0)
 		cpumask_clear_cpu(box->cpu, &qpmu->cpumask);
-
 	raw_spin_lock_irqsave(&box->lock, flags);
 	qpiu_box_detach(box);
 	raw_spin_unlock_irqrestore(&box->lock, flags);
+	mutex_unlock(&qpiu_mutex);
 	hrtimer_cancel(&box->hrtimer);
 	qpiu_box_put(box);
-	qpiu_pmu_retire_if_unused(qpmu);
+	if (qpiu_pmus_retire_unused())
+		schedule_delayed_work(&qpiu_retire_work, 1);
 }
 
 /*
@@ -201,11 +319,12 @@ int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
 	struct qpiu_box *box;
 	unsigned long flags;
 
-	lockdep_assert_held(&qpiu_mutex);
+	lockdep_assert_held(&qpiu_reg_mutex);
 	if (socket >= QPIU_MAX_SOCKETS || port >= QPIU_MAX_BOXES)
 		return -ERANGE;
 	if (mm && qpiu_mm_devs[socket][port])
 		return -EEXIST;
+	mutex_lock(&qpiu_mutex);
 	qpiu_mm_devs[socket][port] = mm;
 	qpmu = qpiu_pmus[QPIU_BOX_QPI][port];
 	box = qpmu ? rcu_dereference_protected(qpmu->boxes[socket], true) : NULL;
@@ -218,6 +337,7 @@ int qpiu_pmu_set_mm(unsigned int port, unsigned int socket,
 					      box->filter[1]);
 		raw_spin_unlock_irqrestore(&box->lock, flags);
 	}
+	mutex_unlock(&qpiu_mutex);
 	return 0;
 }
 
@@ -263,7 +383,7 @@ const char *qpiu_pmus_platform_name(void)
 {
 	unsigned int k, i;
 
-	lockdep_assert_held(&qpiu_mutex);
+	lockdep_assert_held(&qpiu_reg_mutex);
 	for (k = 0; k < QPIU_NR_BOX_KINDS; k++)
 		for (i = 0; i < QPIU_MAX_BOXES; i++)
 			if (qpiu_pmus[k][i])
@@ -271,22 +391,16 @@ const char *qpiu_pmus_platform_name(void)
 	return "none";
 }
 
+/* Module unload or failed load: no event exists, perf holds no reference. */
 void qpiu_pmus_destroy(void)
 {
 	unsigned int k, i;
 
-	mutex_lock(&qpiu_mutex);
-	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
-		for (i = 0; i < QPIU_MAX_BOXES; i++) {
-			struct qpiu_pmu *qpmu = qpiu_pmus[k][i];
-
-			if (!qpmu)
-				continue;
-			perf_pmu_unregister(&qpmu->pmu);
-			qpiu_pmus[k][i] = NULL;
-			qpiu_pmu_free(qpmu);
-		}
-	}
-	mutex_unlock(&qpiu_mutex);
+	cancel_delayed_work_sync(&qpiu_retire_work);
+	mutex_lock(&qpiu_reg_mutex);
+	for (k = 0; k < QPIU_NR_BOX_KINDS; k++)
+		for (i = 0; i < QPIU_MAX_BOXES; i++)
+			if (qpiu_pmus[k][i])
+				qpiu_pmu_retire(qpiu_pmus[k][i]);
+	mutex_unlock(&qpiu_reg_mutex);
 }
-

@@ -19,7 +19,7 @@ static const struct x86_cpu_id qpiu_sbox_cpus[] = {
 	{ }
 };
 
-/* qpiu_mutex */
+/* qpiu_reg_mutex */
 static struct qpiu_box *qpiu_sboxes[QPIU_MAX_SOCKETS][SBOX_NR_BOXES];
 
 #define SBOX_PROBE_PATTERN	0x5a5a5a5aa5a5a5a5ULL
@@ -60,10 +60,13 @@ int qpiu_sbox_probe(void)
 
 	if (!x86_match_cpu(qpiu_sbox_cpus))
 		return 0;
-	mutex_lock(&qpiu_mutex);
+	mutex_lock(&qpiu_reg_mutex);
 	for (socket = 0; socket < QPIU_MAX_SOCKETS; socket++) {
-		int cpu = qpiu_socket_reader(socket);
+		int cpu;
 
+		mutex_lock(&qpiu_mutex);
+		cpu = qpiu_socket_reader(socket);
+		mutex_unlock(&qpiu_mutex);
 		if (cpu < 0)
 			continue;
 		if (qpiu_sbox_msrs_work(cpu))
@@ -87,7 +90,7 @@ int qpiu_sbox_probe(void)
 		}
 	}
 out:
-	mutex_unlock(&qpiu_mutex);
+	mutex_unlock(&qpiu_reg_mutex);
 	if (ret)
 		qpiu_sbox_remove();
 	return ret;
@@ -97,7 +100,7 @@ void qpiu_sbox_remove(void)
 {
 	unsigned int socket, idx;
 
-	mutex_lock(&qpiu_mutex);
+	mutex_lock(&qpiu_reg_mutex);
 	for (socket = 0; socket < QPIU_MAX_SOCKETS; socket++) {
 		for (idx = 0; idx < SBOX_NR_BOXES; idx++) {
 			if (!qpiu_sboxes[socket][idx])
@@ -106,5 +109,5 @@ void qpiu_sbox_remove(void)
 			qpiu_sboxes[socket][idx] = NULL;
 		}
 	}
-	mutex_unlock(&qpiu_mutex);
+	mutex_unlock(&qpiu_reg_mutex);
 }

@@ -40,7 +40,7 @@ tier_debug() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp -a "$repo/Kbuild" "$repo/drivers" "$repo/include" "$out/"
-	make -s -C "$QPI_KDIR" M="$out" W=1 modules
+	make -s -C "$QPI_KDIR" M="$out" W=1 QPIU_TEST_HOOKS=1 modules
 	# KASAN and lockdep slow everything about tenfold: a boot can pass
 	# run-vm's 60 s boot watchdog, which would kill a healthy guest, and
 	# each perf invocation takes about 20 s, so qpi_uncore_sample.sh alone
@@ -66,7 +66,7 @@ tier_rt() {
 	find "$out" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
 		-o -name 'generated' \) -exec rm -rf {} +
 	(cd / && "$repo/tools/kernels/in-root.sh" "$QPI_KROOT" \
-		make -s -C "$QPI_KBUILD" M="$rel" W=1 modules)
+		make -s -C "$QPI_KBUILD" M="$rel" W=1 QPIU_TEST_HOOKS=1 modules)
 	# No KASAN here, but lockdep, and every interrupt handler a thread:
 	# slower than a stock kernel, faster than the debug tier.  Sampling
 	# (overflow interrupts, the hrtimer) and the hand-over (intel_uncore
