@@ -288,8 +288,13 @@ static int frozen_show(struct seq_file *m, void *unused)
 
 	for (k = 0; k < QSIM_MAX_STREAMS; k++)
 		lost += st[k].used ? st[k].lost : 0;
-	seq_printf(m, "frozen_ns=%llu\nwindows=%llu\naccesses=%llu\nmax_window_accesses=%llu\nmax_window_ns=%llu\nlost=%llu\n",
+	seq_printf(m, "frozen_ns=%llu\nwindows=%llu\naccesses=%llu\nmax_window_accesses=%llu\nmax_window_ns=%llu\nlost=%llu\nwindow_accesses=",
 		   f.ns, f.windows, f.accesses, f.max_accesses, f.max_ns, lost);
+	for (k = 0; k < QSIM_WIN_HIST; k++)
+		if (f.hist[k])
+			seq_printf(m, " %u%s:%llu", k,
+				   k == QSIM_WIN_HIST - 1 ? "+" : "", f.hist[k]);
+	seq_putc(m, '\n');
 	for (k = 0; k < QSIM_MAX_STREAMS; k++)
 		if (st[k].used)
 			seq_printf(m, "stream event=0x%02x umask=0x%02x ext=%d per_s=%llu arrived=%llu lost=%llu\n",

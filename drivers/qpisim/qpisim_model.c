@@ -272,6 +272,8 @@ static void track_box(struct qsim_box *box)
 	}
 	if (box->win_accesses > f->max_accesses)
 		f->max_accesses = box->win_accesses;
+	f->hist[box->win_accesses < QSIM_WIN_HIST ? box->win_accesses :
+		QSIM_WIN_HIST - 1]++;
 	if (now - box->win_start > f->max_ns)
 		f->max_ns = now - box->win_start;
 }

@@ -77,6 +77,7 @@
 #define QSIM_MAX_STREAMS	4
 #define QSIM_MAX_RATE		4000000000ULL	/* events per second */
 #define QSIM_NS_PER_S		1000000000ULL
+#define QSIM_WIN_HIST		32	/* the last bucket: that many or more */
 
 enum qsim_fn_kind {
 	QSIM_FN_UBOX,
@@ -150,6 +151,7 @@ struct qsim_frozen {
 	u64 accesses;			/* config accesses that met it frozen */
 	u64 max_accesses;		/* most accesses in one window */
 	u64 max_ns;			/* longest window */
+	u64 hist[QSIM_WIN_HIST];	/* closed windows by their accesses */
 };
 
 struct qsim_box {

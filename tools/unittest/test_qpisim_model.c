@@ -683,6 +683,7 @@ static void test_rate_counts_and_freeze_loses(void)
 	EXPECT_EQ(box->frozen.accesses, 3);	/* two reads, the unfreeze */
 	EXPECT_EQ(box->frozen.max_accesses, 3);
 	EXPECT_EQ(box->frozen.max_ns, 3000);
+	EXPECT_EQ(box->frozen.hist[3], 1);
 	EXPECT_EQ(stream_of(box, 0x14, true), 3);
 	EXPECT_EQ(stream_of(box, 0x01, true), 1);	/* 1.5 of them */
 
@@ -703,6 +704,7 @@ static void test_rate_counts_and_freeze_loses(void)
 	EXPECT_EQ(box->frozen.ns, 4000);
 	EXPECT_EQ(box->frozen.accesses, 3);
 	EXPECT_EQ(box->frozen.max_ns, 3000);
+	EXPECT_EQ(box->frozen.hist[0], 1);
 	EXPECT_EQ(stream_of(box, 0x14, true), 4);
 	/* a disabled counter neither counts nor loses */
 	wr(q, UNC_PCI_PMON_CTL(0), 0x14);
