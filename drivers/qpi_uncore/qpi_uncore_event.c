@@ -58,7 +58,6 @@ static u64 qpiu_box_interval(const struct qpiu_box *box)
 /* A sampling event that completed @n periods of @period events. */
 struct qpiu_due {
 	struct perf_event *event;
-	u64 count;
 	u64 period;
 	u64 n;
 };
@@ -70,9 +69,10 @@ static bool qpiu_running(const struct perf_event *event)
 
 /*
  * Look for sampling events that completed a period.  When one has, freeze
- * the box and bring every count up to date, so that all the values the
- * samples carry (group members' included) are of one instant; the box stays
- * frozen until qpiu_box_rearm().  Returns the number of entries in @due.
+ * the box and bring every count up to date, so that the counts are of one
+ * instant; the box stays frozen until qpiu_box_rearm(), which the caller
+ * runs at once: every counter of the box stops while frozen, counting ones
+ * included.  Returns the number of entries in @due.
  */
 static unsigned int qpiu_box_collect(struct qpiu_box *box,
 				     struct qpiu_due *due)
@@ -128,7 +128,6 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		 */
 		period = hwc->last_period;
 		due[nr].event = event;
-		due[nr].count = local64_read(&event->count);
 		due[nr].period = period;
 		due[nr].n = 1 + (u64)-left / period;
 		local64_set(&hwc->period_left, -(s64)((u64)-left % period));
@@ -160,7 +159,6 @@ static void qpiu_box_rearm(struct qpiu_box *box, struct qpiu_due *due,
 		struct hw_perf_event *hwc = &event->hw;
 		u64 start;
 
-		/* perf may have stopped or moved it while sampling */
 		if (!qpiu_running(event) || hwc->idx < 0 ||
 		    box->events[hwc->idx] != event)
 			continue;
@@ -195,8 +193,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	}
 	if (box->n_sampling) {
 		nr = qpiu_box_collect(box, due);
-		if (!nr)
-			qpiu_box_freeze(box, false);
+		qpiu_box_rearm(box, due, nr);
 	}
 	if (now >= box->fold_next) {
 		qpiu_box_fold(box);
@@ -204,15 +201,16 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	}
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 
-	if (nr) {
-		/* unlocked: perf reads group members through pmu->read() */
-		for (i = 0; i < nr; i++)
-			qpiu_sample_emit(due[i].event, due[i].count,
-					 due[i].period, due[i].n);
-		raw_spin_lock_irqsave(&box->lock, flags);
-		qpiu_box_rearm(box, due, nr);
-		raw_spin_unlock_irqrestore(&box->lock, flags);
-	}
+	/*
+	 * Unlocked, and with the box counting again: perf reads group members
+	 * through pmu->read(), which folds what they counted since the
+	 * snapshot.  The count is read here, not at the snapshot: a sibling's
+	 * sample may have read this event meanwhile.
+	 */
+	for (i = 0; i < nr; i++)
+		qpiu_sample_emit(due[i].event,
+				 local64_read(&due[i].event->count),
+				 due[i].period, due[i].n);
 	hrtimer_forward_now(hrtimer, ns_to_ktime(qpiu_box_interval(box)));
 	return HRTIMER_RESTART;
 }

@@ -43,5 +43,6 @@ extern struct qpisim *qpisim;
 extern struct pci_ops qpisim_pci_ops;
 int qpisim_set_present(struct qpisim *qs, struct qsim_fn *fn, bool present);
 void qpisim_stamp_overflows(struct qsim *model);
+void qpisim_advance(struct qpisim *qs);
 
 #endif /* _QPISIM_H */

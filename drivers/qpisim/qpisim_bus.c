@@ -7,6 +7,7 @@
 
 #include <linux/pci.h>
 #include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 
 #include "qpisim.h"
 
@@ -55,6 +56,17 @@ void qpisim_stamp_overflows(struct qsim *model)
 	}
 }
 
+/*
+ * Deliver the traffic that arrived at a rate up to now.  ktime_get_ns(): one
+ * clock for every CPU, so the time the model sees, taken under its lock,
+ * never goes backwards.  Caller holds the model lock.
+ */
+void qpisim_advance(struct qpisim *qs)
+{
+	qsim_advance(&qs->model, ktime_get_ns());
+	qpisim_stamp_overflows(&qs->model);
+}
+
 static int qpisim_read(struct pci_bus *bus, unsigned int devfn, int where,
 		       int size, u32 *val)
 {
@@ -65,6 +77,7 @@ static int qpisim_read(struct pci_bus *bus, unsigned int devfn, int where,
 		return PCIBIOS_BAD_REGISTER_NUMBER;
 
 	raw_spin_lock_irqsave(&qpisim->lock, flags);
+	qpisim_advance(qpisim);
 	fn = qpisim_fn(bus, devfn);
 	if (fn)
 		*val = qsim_cfg_read(fn, where, size);
@@ -89,6 +102,7 @@ static int qpisim_write(struct pci_bus *bus, unsigned int devfn, int where,
 		return PCIBIOS_BAD_REGISTER_NUMBER;
 
 	raw_spin_lock_irqsave(&qpisim->lock, flags);
+	qpisim_advance(qpisim);
 	fn = qpisim_fn(bus, devfn);
 	if (fn)
 		qsim_cfg_write(fn, where, size, val);

@@ -48,6 +48,7 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 	 * that fails ends it; the ones before it stay applied.
 	 */
 	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
 	for (next = buf; (line = strsep(&next, "\n")) != NULL;) {
 		if (!*strim(line))
 			continue;
@@ -171,6 +172,31 @@ static int knob_set(void *data, u64 val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(knob_fops, knob_get, knob_set, "%llu\n");
 
+/* The UBox freeze signal: a change opens or closes frozen windows. */
+static int sock_freeze_set(void *data, u64 val)
+{
+	struct qsim_socket *sock = data;
+	struct qpisim *qs = qs_of_sock(sock);
+	unsigned long flags;
+
+	if (val > 1)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	sock->freeze = val;
+	qsim_freeze_track(sock);
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return 0;
+}
+
+static int sock_freeze_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct qsim_socket *)data)->freeze);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(sock_freeze_fops, sock_freeze_get, sock_freeze_set,
+			 "%llu\n");
+
 /* ---- per-function statistics and faults ---- */
 
 static int fn_present_get(void *data, u64 *val)
@@ -203,6 +229,7 @@ static int regs_show(struct seq_file *m, void *unused)
 	unsigned int i;
 
 	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
 	if (fn->box)
 		box = *fn->box;
 	raw_spin_unlock_irqrestore(&qs->lock, flags);
@@ -238,6 +265,81 @@ static int regs_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(regs);
+
+/*
+ * The box's frozen time and the traffic that arrived at a rate, up to now;
+ * writing 0 resets them (Documentation/qpisim.rst).
+ */
+static int frozen_show(struct seq_file *m, void *unused)
+{
+	struct qsim_fn *fn = m->private;
+	struct qpisim *qs = qs_of(fn);
+	struct qsim_frozen f;
+	struct qsim_stream st[QSIM_MAX_STREAMS];
+	unsigned long flags;
+	u64 lost = 0;
+	unsigned int k;
+
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	f = fn->box->frozen;
+	memcpy(st, fn->box->streams, sizeof(st));
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+
+	for (k = 0; k < QSIM_MAX_STREAMS; k++)
+		lost += st[k].used ? st[k].lost : 0;
+	seq_printf(m, "frozen_ns=%llu\nwindows=%llu\naccesses=%llu\nmax_window_accesses=%llu\nmax_window_ns=%llu\nlost=%llu\nwindow_accesses=",
+		   f.ns, f.windows, f.accesses, f.max_accesses, f.max_ns, lost);
+	for (k = 0; k < QSIM_WIN_HIST; k++)
+		if (f.hist[k])
+			seq_printf(m, " %u%s:%llu", k,
+				   k == QSIM_WIN_HIST - 1 ? "+" : "", f.hist[k]);
+	seq_putc(m, '\n');
+	for (k = 0; k < QSIM_MAX_STREAMS; k++)
+		if (st[k].used)
+			seq_printf(m, "stream event=0x%02x umask=0x%02x ext=%d per_s=%llu arrived=%llu lost=%llu\n",
+				   st[k].event, st[k].umask, st[k].ext,
+				   st[k].per_s, st[k].arrived, st[k].lost);
+	return 0;
+}
+
+static int frozen_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, frozen_show, inode->i_private);
+}
+
+static ssize_t frozen_write(struct file *file, const char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	struct qsim_fn *fn = ((struct seq_file *)file->private_data)->private;
+	struct qpisim *qs = qs_of(fn);
+	unsigned long flags;
+	u64 val;
+	int ret;
+
+	ret = kstrtou64_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	if (val) {
+		pr_warn_ratelimited("frozen: write 0 to reset the statistics, not %llu\n",
+				    val);
+		return -EINVAL;
+	}
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	qsim_frozen_reset(fn->box);
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return count;
+}
+
+static const struct file_operations frozen_fops = {
+	.owner = THIS_MODULE,
+	.open = frozen_open,
+	.read = seq_read,
+	.write = frozen_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 static void fn_dir_name(const struct qsim_fn *fn, char *buf, size_t len)
 {
@@ -283,9 +385,11 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 	debugfs_create_file_unsafe("all_ones", 0644, dir, &fn->all_ones,
 				   &knob_fops);
 	debugfs_create_file_unsafe("present", 0644, dir, fn, &fn_present_fops);
-	if (fn->kind == QSIM_FN_QPI_PMON || fn->kind == QSIM_FN_R3QPI)
+	if (fn->kind == QSIM_FN_QPI_PMON || fn->kind == QSIM_FN_R3QPI) {
 		debugfs_create_u64("last_overflow_ns", 0444, dir,
 				   &fn->box->last_overflow_ns);
+		debugfs_create_file("frozen", 0644, dir, fn, &frozen_fops);
+	}
 }
 
 static int platform_show(struct seq_file *m, void *unused)
@@ -321,8 +425,8 @@ int qpisim_debugfs_init(struct qpisim *qs)
 		dir = debugfs_create_dir(name, root);
 		debugfs_create_x8("bus", 0444, dir, &sock->bus);
 		debugfs_create_u8("node_id", 0444, dir, &sock->node_id);
-		debugfs_create_file_unsafe("freeze", 0644, dir, &sock->freeze,
-					   &knob_fops);
+		debugfs_create_file_unsafe("freeze", 0644, dir, sock,
+					   &sock_freeze_fops);
 		debugfs_create_file_unsafe("freeze_on_ov", 0644, dir,
 					   &sock->freeze_on_ov, &knob_fops);
 		debugfs_create_file_unsafe("ubox_status", 0644, dir, sock,

@@ -115,11 +115,14 @@ u64 qsim_eval(u32 ctl, const struct qsim_seg *segs, unsigned int nsegs,
 	return total;
 }
 
+bool qsim_box_frozen(const struct qsim_box *box)
+{
+	return box->frz_en && (box->frz || box->sock->freeze);
+}
+
 bool qsim_ctr_counting(const struct qsim_box *box, unsigned int i)
 {
-	if (!(box->ctl[i] & UNC_CTL_EN))
-		return false;
-	return !(box->frz_en && (box->frz || box->sock->freeze));
+	return (box->ctl[i] & UNC_CTL_EN) && !qsim_box_frozen(box);
 }
 
 static u32 ubox_ov_bit(const struct qsim_box *box)
@@ -157,6 +160,165 @@ void qsim_batch_end(struct qsim_socket *sock)
 	if (sock->ov_pending && sock->freeze_on_ov)
 		sock->freeze = true;
 	sock->ov_pending = false;
+	qsim_freeze_track(sock);
+}
+
+/* ---- traffic at a rate, and the time boxes spend frozen ---- */
+
+/**
+ * qsim_accrue() - events of @st that arrive in the next @dt ns
+ * @st: the stream; its fraction of an event carries to the next call
+ * @dt: nanoseconds
+ *
+ * Exact: the events of consecutive spans add up to floor(total ns x per_s /
+ * 10^9) from the stream's start, however the time is split.  Whole seconds
+ * are taken apart so the product stays below 2^64 for any rate up to
+ * QSIM_MAX_RATE.
+ */
+u64 qsim_accrue(struct qsim_stream *st, u64 dt)
+{
+	u64 secs = dt / QSIM_NS_PER_S;
+	u64 part = (dt % QSIM_NS_PER_S) * st->per_s + st->frac;
+
+	st->frac = part % QSIM_NS_PER_S;
+	return secs * st->per_s + part / QSIM_NS_PER_S;
+}
+
+/* Does counter control @ctl select the events of @st? */
+static bool stream_selects(const struct qsim_stream *st, u32 ctl)
+{
+	u8 umask = (ctl & UNC_CTL_UMASK) >> UNC_CTL_UMASK_SHIFT;
+
+	return (ctl & UNC_CTL_EV_SEL) == st->event &&
+	       !(ctl & UNC_CTL_EV_SEL_EXT) == !st->ext &&
+	       (!st->umask || (umask & st->umask));
+}
+
+/*
+ * The box's state does not change between two calls (only config accesses,
+ * injections and the debugfs knobs change it, and the glue advances before
+ * each), so what arrived in between meets the box as the last call left it.
+ * Counters with a threshold do not see rate traffic: it has no cycles.
+ */
+static void advance_box(struct qsim_box *box, u64 dt)
+{
+	bool frozen = qsim_box_frozen(box);
+	unsigned int k, i;
+
+	if (frozen)
+		box->frozen.ns += dt;
+	for (k = 0; k < QSIM_MAX_STREAMS; k++) {
+		struct qsim_stream *st = &box->streams[k];
+		u64 n;
+
+		if (!st->used || !st->per_s)
+			continue;
+		n = qsim_accrue(st, dt);
+		st->arrived += n;
+		if (frozen) {
+			st->lost += n;
+			continue;
+		}
+		for (i = 0; i < box->desc->nr_ctrs; i++)
+			if (qsim_ctr_counting(box, i) &&
+			    !ctl_thresh(box->ctl[i]) &&
+			    stream_selects(st, box->ctl[i]))
+				qsim_ctr_add(box, i, n);
+	}
+}
+
+/**
+ * qsim_advance() - let time pass up to @now
+ * @sim: the model
+ * @now: nanoseconds, from any clock that does not go backwards
+ *
+ * The glue calls it, under the model lock, before every config access,
+ * injection and debugfs read of state.  A socket's freeze on overflow takes
+ * effect once all its boxes are brought up to @now.
+ */
+void qsim_advance(struct qsim *sim, u64 now)
+{
+	u64 dt = now > sim->now ? now - sim->now : 0;
+	unsigned int s, i;
+
+	if (!dt)
+		return;
+	sim->now = now;
+	for (s = 0; s < sim->nr_sockets; s++) {
+		struct qsim_socket *sock = &sim->sock[s];
+
+		for (i = 0; i < sock->nr_ports; i++)
+			advance_box(&sock->qpi[i], dt);
+		for (i = 0; i < sock->nr_links; i++)
+			advance_box(&sock->r3qpi[i], dt);
+		qsim_batch_end(sock);
+	}
+}
+
+static void track_box(struct qsim_box *box)
+{
+	bool frozen = qsim_box_frozen(box);
+	struct qsim_frozen *f = &box->frozen;
+	u64 now = box->sock->sim->now;
+
+	if (frozen == box->was_frozen)
+		return;
+	box->was_frozen = frozen;
+	if (frozen) {
+		f->windows++;
+		box->win_start = now;
+		box->win_accesses = 0;
+		return;
+	}
+	if (box->win_accesses > f->max_accesses)
+		f->max_accesses = box->win_accesses;
+	f->hist[box->win_accesses < QSIM_WIN_HIST ? box->win_accesses :
+		QSIM_WIN_HIST - 1]++;
+	if (now - box->win_start > f->max_ns)
+		f->max_ns = now - box->win_start;
+}
+
+/* Open or close the frozen windows of @sock's boxes after a state change. */
+void qsim_freeze_track(struct qsim_socket *sock)
+{
+	unsigned int i;
+
+	for (i = 0; i < sock->nr_ports; i++)
+		track_box(&sock->qpi[i]);
+	for (i = 0; i < sock->nr_links; i++)
+		track_box(&sock->r3qpi[i]);
+}
+
+/*
+ * Zero the frozen statistics and the streams' counts; streams stopped with
+ * per_s=0 are forgotten.  A window in progress counts on from now.
+ */
+void qsim_frozen_reset(struct qsim_box *box)
+{
+	unsigned int k;
+
+	memset(&box->frozen, 0, sizeof(box->frozen));
+	box->win_start = box->sock->sim->now;
+	box->win_accesses = 0;
+	for (k = 0; k < QSIM_MAX_STREAMS; k++) {
+		struct qsim_stream *st = &box->streams[k];
+
+		st->arrived = 0;
+		st->lost = 0;
+		if (!st->per_s)
+			memset(st, 0, sizeof(*st));
+	}
+}
+
+/* An access that finds its box frozen is part of the window. */
+static void count_access(struct qsim_fn *fn)
+{
+	struct qsim_box *box = fn->box;
+
+	if (!box || !qsim_box_frozen(box))
+		return;
+	box->frozen.accesses++;
+	box->win_accesses++;
 }
 
 /* Opt-in fast mode: every access moves every counting counter of the box. */
@@ -274,6 +436,7 @@ u32 qsim_cfg_read(struct qsim_fn *fn, int where, int size)
 	int shift = 8 * (where & 3);
 
 	fn->reads++;
+	count_access(fn);
 	if (fn->all_ones)
 		return size_mask(size);
 	fast_advance(fn);
@@ -412,6 +575,7 @@ void qsim_cfg_write(struct qsim_fn *fn, int where, int size, u32 val)
 	bool done = false;
 
 	fn->writes++;
+	count_access(fn);
 	log_write(fn, where, size, val);
 	if (fn->all_ones)
 		return;
@@ -429,10 +593,12 @@ void qsim_cfg_write(struct qsim_fn *fn, int where, int size, u32 val)
 	}
 	if (base >= QSIM_CAP_PTR && base < QSIM_CAP_END)
 		return;
-	if (fn_is_pmon(fn))
+	if (fn_is_pmon(fn)) {
 		done = pmon_write(fn, base, val);
-	else if (fn->kind == QSIM_FN_QPI_MM)
+		qsim_freeze_track(fn->sock);
+	} else if (fn->kind == QSIM_FN_QPI_MM) {
 		done = mm_write(fn, base, val);
+	}
 	/* Read-only and unimplemented registers: the write is a violation. */
 	if (!done)
 		fn->rsvd_writes++;

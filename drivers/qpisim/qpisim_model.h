@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * qpisim's pure model: register semantics, counting and traffic injection
- * (model.c, traffic.c, platform.c), with no kernel dependencies.
+ * qpisim's pure model: register semantics, counting, traffic injection and
+ * traffic at a rate (model.c, traffic.c, platform.c), with no kernel
+ * dependencies: time is what the glue passes to qsim_advance().
  */
 #ifndef _QPISIM_MODEL_H
 #define _QPISIM_MODEL_H
@@ -73,6 +74,10 @@
 #define QSIM_MAX_FLITS		16
 #define QSIM_MAX_PER_CYCLE	64
 #define QSIM_ERR_LEN		128
+#define QSIM_MAX_STREAMS	4
+#define QSIM_MAX_RATE		4000000000ULL	/* events per second */
+#define QSIM_NS_PER_S		1000000000ULL
+#define QSIM_WIN_HIST		32	/* the last bucket: that many or more */
 
 enum qsim_fn_kind {
 	QSIM_FN_UBOX,
@@ -122,6 +127,33 @@ const struct qsim_platform *qsim_platform_find(const char *name);
 
 struct qsim_socket;
 
+/*
+ * Traffic that arrives at a rate: @per_s events a second of one event, fed
+ * to the box's counters as time passes (qsim_advance()).  @frac carries the
+ * fraction of the next event, in units of 10^-9 event, so that the events
+ * of any split of a span of time add up to those of the whole span.
+ */
+struct qsim_stream {
+	bool used;
+	u8 event;
+	u8 umask;
+	bool ext;
+	u64 per_s;
+	u64 frac;
+	u64 arrived;			/* since the stats were last reset */
+	u64 lost;			/* ... of which while the box was frozen */
+};
+
+/* How long, how often and how busily a box was frozen. */
+struct qsim_frozen {
+	u64 ns;				/* time frozen */
+	u64 windows;			/* unfrozen -> frozen transitions */
+	u64 accesses;			/* config accesses that met it frozen */
+	u64 max_accesses;		/* most accesses in one window */
+	u64 max_ns;			/* longest window */
+	u64 hist[QSIM_WIN_HIST];	/* closed windows by their accesses */
+};
+
 struct qsim_box {
 	const struct qsim_box_desc *desc;
 	struct qsim_socket *sock;
@@ -139,6 +171,11 @@ struct qsim_box {
 	/* for the glue: when @overflows last changed (local_clock() ns) */
 	u64 overflows_seen;
 	u64 last_overflow_ns;
+	struct qsim_stream streams[QSIM_MAX_STREAMS];
+	struct qsim_frozen frozen;
+	bool was_frozen;		/* state the stats last saw */
+	u64 win_start;			/* the current window's start (ns) */
+	u64 win_accesses;		/* and its accesses so far */
 };
 
 struct qsim_fn {
@@ -200,6 +237,7 @@ struct qsim {
 	u8 nr_sockets;
 	u8 qpi_rate;
 	u32 fast_count;			/* added to counting ctrs on each access */
+	u64 now;			/* time of the last qsim_advance() (ns) */
 	struct qsim_socket sock[QSIM_MAX_SOCKETS];
 	struct qsim_log_entry log[QSIM_LOG_SIZE];
 	u64 log_seq;			/* number of writes logged since clear */
@@ -230,6 +268,12 @@ void qsim_batch_end(struct qsim_socket *sock);
 u64 qsim_eval(u32 ctl, const struct qsim_seg *segs, unsigned int nsegs,
 	      bool *cmp);
 bool qsim_mm_match(const struct qsim_box *box, u32 pkt0, u32 pkt1);
+
+bool qsim_box_frozen(const struct qsim_box *box);
+u64 qsim_accrue(struct qsim_stream *st, u64 dt);
+void qsim_advance(struct qsim *sim, u64 now);
+void qsim_freeze_track(struct qsim_socket *sock);
+void qsim_frozen_reset(struct qsim_box *box);
 
 int qsim_exec(struct qsim *sim, char *line, char *err, size_t errlen);
 void qsim_log_clear(struct qsim *sim);

@@ -20,11 +20,14 @@
  *          [per_cycle=K] [cycles=C]
  *   packet socket=S port=P dir=rx|tx mc=CLASS [opc=O] [dnid=D] [rnid=R]
  *          [rds=S] [vnw=V] [flits=F] [ring=ad|ak] count=N
+ *   rate   socket=S box=qpiP|r3qpiL event=E [umask=U] [ext=0|1] per_s=N
  *
  * An injection is a batch of cycles of one box.  Counters selecting the
  * injected event see its per-cycle increments, clockticks counters see one
  * per cycle, every other counter sees zero per cycle (which matters when it
- * counts with invert).  Documentation/qpisim.rst states the rules in full.
+ * counts with invert).  A rate is not a batch: it sets how many events a
+ * second of one event arrive from now on (qsim_advance() delivers them).
+ * Documentation/qpisim.rst states the rules in full.
  */
 
 #define QSIM_MAX_ARGS	16
@@ -320,6 +323,63 @@ static int exec_event(struct qsim *sim, struct qsim_args *a, char *err,
 	return 0;
 }
 
+/* ---- traffic at a rate ---- */
+
+static int exec_rate(struct qsim *sim, struct qsim_args *a, char *err,
+		     size_t len)
+{
+	struct qsim_socket *sock = arg_socket(sim, a, err, len);
+	struct qsim_stream *st = NULL, *slot = NULL;
+	u64 event, umask, ext, per_s;
+	struct qsim_box *box;
+	unsigned int k;
+
+	if (!sock)
+		return -1;
+	box = arg_box(sock, a, err, len);
+	if (!box)
+		return -1;
+	if (need_num(a, "event", 0xff, &event, err, len) ||
+	    arg_num(a, "umask", 0xff, 0, &umask, err, len) < 0 ||
+	    arg_num(a, "ext", 1, 0, &ext, err, len) < 0 ||
+	    need_num(a, "per_s", QSIM_MAX_RATE, &per_s, err, len))
+		return -1;
+	if (ext && box->type != QSIM_BOX_QPI) {
+		snprintf(err, len, "ext=1: R3QPI has no ev_sel_ext");
+		return -1;
+	}
+	if (check_unused(a, err, len))
+		return -1;
+	for (k = 0; k < QSIM_MAX_STREAMS; k++) {
+		struct qsim_stream *s = &box->streams[k];
+
+		if (!s->used) {
+			slot = slot ? slot : s;
+			continue;
+		}
+		if (s->event == event && s->umask == umask && s->ext == ext)
+			st = s;
+	}
+	if (!st && !per_s)
+		return 0;
+	if (!st && !slot) {
+		snprintf(err, len,
+			 "rate: box has %d streams already; stop one (per_s=0) and reset its stats",
+			 QSIM_MAX_STREAMS);
+		return -1;
+	}
+	if (!st) {
+		st = slot;
+		memset(st, 0, sizeof(*st));
+		st->used = true;
+		st->event = event;
+		st->umask = umask;
+		st->ext = ext;
+	}
+	st->per_s = per_s;
+	return 0;
+}
+
 /* ---- packet injection ---- */
 
 struct qsim_packet {
@@ -531,7 +591,8 @@ int qsim_exec(struct qsim *sim, char *line, char *err, size_t len)
 		line++;
 	verb = strsep(&line, " \t\n");
 	if (!verb || !*verb) {
-		snprintf(err, len, "empty command; use 'event ...' or 'packet ...'");
+		snprintf(err, len,
+			 "empty command; use 'event ...', 'packet ...' or 'rate ...'");
 		return -1;
 	}
 	if (split_args(line ? line : none, &a, err, len))
@@ -540,7 +601,9 @@ int qsim_exec(struct qsim *sim, char *line, char *err, size_t len)
 		return exec_event(sim, &a, err, len);
 	if (!strcmp(verb, "packet"))
 		return exec_packet(sim, &a, err, len);
-	snprintf(err, len, "unknown command '%s'; use 'event' or 'packet'",
-		 verb);
+	if (!strcmp(verb, "rate"))
+		return exec_rate(sim, &a, err, len);
+	snprintf(err, len,
+		 "unknown command '%s'; use 'event', 'packet' or 'rate'", verb);
 	return -1;
 }

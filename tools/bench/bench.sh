@@ -61,7 +61,9 @@ EOT
 		echo "==================================  ============"
 		echo "measure                             qpi_uncore"
 		echo "==================================  ============"
-		for k in samples accesses_per_sample busy_ms_counting busy_ms_sampling; do
+		for k in samples accesses_per_sample busy_ms_counting busy_ms_sampling \
+			 frozen_windows frozen_ns_per_window frozen_accesses_per_window \
+			 counting_lost_per_sample counting_lost_ppm; do
 			printf '%-34s  %12s\n' "$k" "$(val "$f" qpi_uncore "$k")"
 		done
 		echo "==================================  ============"

@@ -41,6 +41,33 @@ sampling()
 	echo "BENCH busy_ms_sampling=$(( (b2 - b1) * 10 ))"
 }
 
+# What sampling costs a counting event of the same box: traffic arriving at
+# 10^6 clockticks and data flits a second for 5 s, clockticks sampled every
+# 1000 beside the flits counted.  qpisim reports how long the box was frozen,
+# how many config accesses met it frozen, and the flits lost meanwhile.
+kv() { sed -n "s/^$1=//p" /tmp/bfrz; }
+freeze_cost()
+{
+	fz=$D/socket0/qpi0/frozen
+	r=$(cat /sys/bus/event_source/devices/uncore_qpi_0/cpumask | cut -d, -f1 | cut -d- -f1)
+	perf stat -a -x, -o /tmp/bfst -e uncore_qpi_0/event=0x1,umask=0x2/ -- \
+		perf record -q -a -c 1000 -e uncore_qpi_0/clockticks/ -o /tmp/bfrec -- \
+		taskset -c "$r" sh -c "echo 0 > $fz
+		printf 'rate socket=0 box=qpi0 event=0x14 per_s=1000000\nrate socket=0 box=qpi0 event=0x01 umask=0x02 per_s=1000000\n' > $D/inject
+		sleep 5
+		printf 'rate socket=0 box=qpi0 event=0x14 per_s=0\nrate socket=0 box=qpi0 event=0x01 umask=0x02 per_s=0\n' > $D/inject
+		cat $fz > /tmp/bfrz" > /dev/null 2>&1
+	w=$(kv windows); w=${w:-0}
+	lost=$(awk '$1 == "stream" && $2 == "event=0x01" { sub("lost=", "", $NF); print $NF }' /tmp/bfrz)
+	arrived=$(awk '$1 == "stream" && $2 == "event=0x01" { sub("arrived=", "", $(NF - 1)); print $(NF - 1) }' /tmp/bfrz)
+	n=$(perf script -i /tmp/bfrec -F cpu 2> /dev/null | grep -c .)
+	echo "BENCH frozen_windows=$w"
+	echo "BENCH frozen_ns_per_window=$(( $(kv frozen_ns) / (w ? w : 1) ))"
+	echo "BENCH frozen_accesses_per_window=$(kv max_window_accesses)"
+	echo "BENCH counting_lost_per_sample=$(( lost / (n ? n : 1) ))"
+	echo "BENCH counting_lost_ppm=$(awk -v l="$lost" -v a="$arrived" 'BEGIN { printf "%.0f", a ? 1e6 * l / a : 0 }')"
+}
+
 insmod /lib/modules/qpi/qpisim.ko platform="$QPI_PLATFORM"
 for driver in qpi_uncore intel_uncore; do
 	if [ $driver = qpi_uncore ]; then
@@ -65,6 +92,6 @@ for driver in qpi_uncore intel_uncore; do
 	qpibench latency 100000 | sed 's/^/BENCH /'
 	# shellcheck disable=SC2086
 	qpibench stime perf stat -a -I 10 $EVS sleep 10 2>/dev/null | grep time_ms | sed 's/^/BENCH /'
-	[ $driver = qpi_uncore ] && sampling
+	[ $driver = qpi_uncore ] && sampling && freeze_cost
 	if [ $driver = qpi_uncore ]; then rmmod qpi_uncore; else rmmod intel_uncore; fi
 done

@@ -608,6 +608,158 @@ static void test_inject_errors(void)
 	EXPECT_TRUE(!strcmp(err, "event= is required"));
 }
 
+/* ---- traffic at a rate, frozen time ---- */
+
+static void test_accrue_exact_however_split(void)
+{
+	static const u64 rates[] = { 1, 999999, 1000000, 333333333,
+				     QSIM_MAX_RATE };
+	static const u64 steps[] = { 1, 7, 999, 1000000007, 3 };
+	unsigned int r, k;
+
+	for (r = 0; r < ARRAY_SIZE(rates); r++) {
+		struct qsim_stream st = { .used = true, .per_s = rates[r] };
+		u64 t = 0, sum = 0;
+
+		for (k = 0; k < 5000; k++) {
+			u64 dt = steps[k % ARRAY_SIZE(steps)] * (k % 13 + 1);
+
+			sum += qsim_accrue(&st, dt);
+			t += dt;
+		}
+		EXPECT_EQ(sum, (u64)((unsigned __int128)t * rates[r] /
+				     QSIM_NS_PER_S));
+		EXPECT_TRUE(st.frac < QSIM_NS_PER_S);
+	}
+	/* an hour in one step at the highest rate does not overflow */
+	{
+		struct qsim_stream st = { .used = true, .per_s = QSIM_MAX_RATE };
+
+		EXPECT_EQ(qsim_accrue(&st, 3600 * QSIM_NS_PER_S + 1),
+			  3600 * QSIM_MAX_RATE + 4);
+	}
+}
+
+static u64 stream_of(struct qsim_box *box, u8 event, bool lost)
+{
+	unsigned int k;
+
+	for (k = 0; k < QSIM_MAX_STREAMS; k++)
+		if (box->streams[k].used && box->streams[k].event == event)
+			return lost ? box->streams[k].lost :
+				      box->streams[k].arrived;
+	return ~0ULL;
+}
+
+static void test_rate_counts_and_freeze_loses(void)
+{
+	struct qsim_box *box;
+	struct qsim_fn *q;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	box = q->box;
+	qsim_advance(&sim, 1000000);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | 0x14);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | UM(2) | 0x01);
+	wr(q, UNC_PCI_PMON_CTL(2), EN | TH(1) | 0x14);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x14 per_s=1000000"), 0);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x01 umask=0x2 per_s=500000"), 0);
+	qsim_advance(&sim, 1010000);
+	EXPECT_EQ(rd64(q, 0), 10);
+	EXPECT_EQ(rd64(q, 1), 5);
+	EXPECT_EQ(rd64(q, 2), 0);	/* thresholds see no rate traffic */
+	EXPECT_EQ(sim.sock[0].qpi[1].ctr[0], 0);	/* nor other boxes */
+	EXPECT_EQ(box->frozen.accesses, 0);
+
+	/* 3 us frozen: what arrives is lost; accesses are counted */
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN);
+	qsim_advance(&sim, 1012000);
+	EXPECT_EQ(rd64(q, 0), 10);
+	qsim_advance(&sim, 1013000);
+	wr(q, UNC_PCI_PMON_BOX_CTL, 0);
+	EXPECT_EQ(box->frozen.windows, 1);
+	EXPECT_EQ(box->frozen.ns, 3000);
+	EXPECT_EQ(box->frozen.accesses, 3);	/* two reads, the unfreeze */
+	EXPECT_EQ(box->frozen.max_accesses, 3);
+	EXPECT_EQ(box->frozen.max_ns, 3000);
+	EXPECT_EQ(box->frozen.hist[3], 1);
+	EXPECT_EQ(stream_of(box, 0x14, true), 3);
+	EXPECT_EQ(stream_of(box, 0x01, true), 1);	/* 1.5 of them */
+
+	qsim_advance(&sim, 1015000);
+	EXPECT_EQ(stream_of(box, 0x14, false), 15);
+	EXPECT_EQ(stream_of(box, 0x01, false), 7);
+	EXPECT_EQ(rd64(q, 0), 15 - 3);
+	EXPECT_EQ(rd64(q, 1), 7 - 1);
+
+	/* the UBox freeze acts with frz_en: a second, shorter window */
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ_EN);
+	sim.sock[0].freeze = true;
+	qsim_freeze_track(&sim.sock[0]);
+	qsim_advance(&sim, 1016000);
+	sim.sock[0].freeze = false;
+	qsim_freeze_track(&sim.sock[0]);
+	EXPECT_EQ(box->frozen.windows, 2);
+	EXPECT_EQ(box->frozen.ns, 4000);
+	EXPECT_EQ(box->frozen.accesses, 3);
+	EXPECT_EQ(box->frozen.max_ns, 3000);
+	EXPECT_EQ(box->frozen.hist[0], 1);
+	EXPECT_EQ(stream_of(box, 0x14, true), 4);
+	/* a disabled counter neither counts nor loses */
+	wr(q, UNC_PCI_PMON_CTL(0), 0x14);
+	qsim_advance(&sim, 1020000);
+	EXPECT_EQ(rd64(q, 0), 12);
+	EXPECT_EQ(stream_of(box, 0x14, false), 20);
+
+	/* stop one stream, reset: the stopped one is forgotten */
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x14 per_s=0"), 0);
+	qsim_advance(&sim, 1030000);
+	EXPECT_EQ(stream_of(box, 0x14, false), 20);
+	qsim_frozen_reset(box);
+	EXPECT_EQ(stream_of(box, 0x14, false), ~0ULL);
+	EXPECT_EQ(stream_of(box, 0x01, false), 0);
+	EXPECT_EQ(box->frozen.windows, 0);
+	EXPECT_EQ(box->frozen.ns, 0);
+	/* time never goes backwards */
+	qsim_advance(&sim, 5);
+	EXPECT_EQ(sim.now, 1030000);
+}
+
+static void test_rate_errors(void)
+{
+	static const char *const bad[] = {
+		"rate socket=0 box=qpi0 event=0x14",
+		"rate socket=0 box=qpi0 per_s=1",
+		"rate socket=0 box=qpi0 event=0x14 per_s=4000000001",
+		"rate socket=0 box=r3qpi0 event=0x01 ext=1 per_s=1",
+		"rate socket=0 box=qpi9 event=0x14 per_s=1",
+		"rate socket=0 box=qpi0 event=0x14 per_s=1 count=3",
+		"rate socket=0 box=qpi0 event=0x05 per_s=1",
+	};
+	char buf[128], err[QSIM_ERR_LEN];
+	unsigned int i;
+
+	setup("snbep", 1, 2, 2);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x01 per_s=1"), 0);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x02 per_s=1"), 0);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x03 per_s=1"), 0);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x04 per_s=1"), 0);
+	/* a new rate for a known stream, and stopping an unknown one */
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x04 per_s=2"), 0);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x06 per_s=0"), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(buf, sizeof(buf), "%s", bad[i]);
+		err[0] = 0;
+		EXPECT_EQ(qsim_exec(&sim, buf, err, sizeof(err)), -1);
+		EXPECT_TRUE(err[0]);
+	}
+	snprintf(buf, sizeof(buf), "rate socket=0 box=qpi0 event=0x14 per_s=4000000001");
+	qsim_exec(&sim, buf, err, sizeof(err));
+	EXPECT_TRUE(!strcmp(err, "per_s=4000000001: must be a number 0..4000000000"));
+	EXPECT_EQ(sim.sock[0].qpi[0].streams[3].per_s, 2);
+}
+
 static const struct ktap_case cases[] = {
 	{ "eval_matches_cycle_reference", test_eval_matches_reference },
 	{ "eval_large_repeat", test_eval_large_repeat },
@@ -625,6 +777,9 @@ static const struct ktap_case cases[] = {
 	{ "fast_count_and_faults", test_fast_count_and_faults },
 	{ "narrow_access_and_log", test_narrow_access_and_log },
 	{ "inject_errors", test_inject_errors },
+	{ "accrue_exact_however_split", test_accrue_exact_however_split },
+	{ "rate_counts_and_freeze_loses", test_rate_counts_and_freeze_loses },
+	{ "rate_errors", test_rate_errors },
 };
 
 int main(void)
