@@ -200,8 +200,7 @@ int qpiu_validate_group(const struct qpiu_pmu *qpmu, struct perf_event *event);
 /* qpi_uncore_sample.c */
 extern const char *const qpiu_sample_route;
 bool qpiu_sample_throttled(const struct perf_event *event);
-unsigned int qpiu_sample_emit(struct perf_event *event, u64 count, u64 period,
-			      u64 n);
+unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
 
 /* qpi_uncore_event.c */
 void qpiu_pmu_set_callbacks(struct pmu *pmu);

@@ -58,7 +58,6 @@ static u64 qpiu_box_interval(const struct qpiu_box *box)
 /* A sampling event that completed @n periods of @period events. */
 struct qpiu_due {
 	struct perf_event *event;
-	u64 count;
 	u64 period;
 	u64 n;
 };
@@ -128,7 +127,6 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		 */
 		period = hwc->last_period;
 		due[nr].event = event;
-		due[nr].count = local64_read(&event->count);
 		due[nr].period = period;
 		due[nr].n = 1 + (u64)-left / period;
 		local64_set(&hwc->period_left, -(s64)((u64)-left % period));
@@ -207,8 +205,8 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	if (nr) {
 		/* unlocked: perf reads group members through pmu->read() */
 		for (i = 0; i < nr; i++)
-			qpiu_sample_emit(due[i].event, due[i].count,
-					 due[i].period, due[i].n);
+			qpiu_sample_emit(due[i].event, due[i].period,
+					 due[i].n);
 		raw_spin_lock_irqsave(&box->lock, flags);
 		qpiu_box_rearm(box, due, nr);
 		raw_spin_unlock_irqrestore(&box->lock, flags);
