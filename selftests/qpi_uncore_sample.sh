@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 20
+ktap_plan 23
 
 P=/tmp/qpis
 mkdir -p $P
@@ -501,6 +501,94 @@ expect_eq "parameter" "$(cat /sys/module/qpi_uncore/parameters/sample_poll_us)" 
 echo 99 > /sys/module/qpi_uncore/parameters/sample_poll_us 2> /dev/null &&
 	fail "sample_poll_us=99 accepted at run time"
 expect_eq "unchanged" "$(cat /sys/module/qpi_uncore/parameters/sample_poll_us)" 200
+t_end
+
+# A period that completes must give its sample even when perf stops the
+# event before the box timer looks: disable, PERF_EVENT_IOC_PERIOD (stop
+# and restart), a move to another counter that a new event needs, and
+# multiplexing.  A 100 ms poll leaves the timer no chance to look first
+# (it makes the window wider, not the result different).
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM"
+expect_ok "load qpi_uncore" qpiu_load sample_poll_us=100000
+
+t_begin "completed_period_sampled_when_stopped"
+dmesg_mark
+qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s
+inject event socket=0 box=qpi0 event=0x14 count=2500
+disable s
+samples s
+read s
+enable s
+inject event socket=0 box=qpi0 event=0x14 count=500
+disable s
+samples s
+read s
+enable s
+inject event socket=0 box=qpi0 event=0x14 count=1100
+period s 2000
+inject event socket=0 box=qpi0 event=0x14 count=2000
+disable s
+samples s
+read s
+EOF2
+echo "$QOUT" | grep '^s samples' | sed 's/^/# /'
+expect_num "samples at disable" "$(echo "$QOUT" | awk '$1 == "s" && $2 ~ /^samples=/' | head -n 1 | sed 's/.*samples=\([0-9]*\).*/\1/')" 2
+expect_num "samples" "$(sfield s samples)" 5
+expect_num "periods: 4 of 1000, 1 of 2000" "$(sfield s periods)" 6000
+expect_num "count" "$(val s)" 6100
+t_end
+
+t_begin "completed_period_sampled_when_moved"
+R3=$DBG/socket0/r3qpi0
+qperf <<EOF2
+open x uncore_r3qpi_0 0x01 socket=0 period=1000 stype=0x100 single
+mmap x
+inject event socket=0 box=r3qpi0 event=0x01 count=1500
+open y uncore_r3qpi_0 0x13 socket=0
+sh cat $R3/regs > $P/moved.regs
+inject event socket=0 box=r3qpi0 event=0x01 count=600
+sh sleep 0.3
+samples x
+disable x
+samples x
+read x
+EOF2
+v=$(sed -n "s/^ctl1=//p" $P/moved.regs)
+expect_num "x moved to counter 1" $((v & 0xff)) 1
+expect_num "samples" "$(sfield x samples)" 2
+expect_num "periods" "$(sfield x periods)" 2000
+expect_num "count" "$(val x)" 2100
+dmesg_since_mark | grep -q "BOX_STATUS" && fail "BOX_STATUS warning: $(dmesg_since_mark | grep BOX_STATUS)"
+t_end
+
+# Five events for four counters: perf rotates them every millisecond.
+# Whatever the sampling event counted while it had a counter, each whole
+# period of it is a sample.
+t_begin "completed_periods_sampled_under_multiplexing"
+mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
+old_mux=$(cat $mux)
+echo 1 > $mux
+qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s
+open c1 uncore_qpi_0 0x14 socket=0
+open c2 uncore_qpi_0 0x14 socket=0
+open c3 uncore_qpi_0 0x14 socket=0
+open c4 uncore_qpi_0 0x14 socket=0
+sh i=0; while [ \$i -lt 100 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=1700' > $DBG/inject; sleep 0.005; i=\$((i + 1)); done
+disable s
+samples s
+read s
+EOF2
+echo "$old_mux" > $mux
+v=$(val s)
+echo "# s counted $v of 170000 while scheduled: $(sfield s samples) samples"
+[ "${v:-0}" -ge 1000 ] && [ "$v" -lt 170000 ] || fail "s counted $v: not multiplexed"
+expect_num "samples: one per whole period counted" "$(sfield s samples)" $((v / 1000))
+expect_num "periods" "$(sfield s periods)" $((v / 1000 * 1000))
 t_end
 
 # make check builds a qpi_uncore with neither sample route
