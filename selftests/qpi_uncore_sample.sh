@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 16
+ktap_plan 23
 
 P=/tmp/qpis
 mkdir -p $P
@@ -48,6 +48,22 @@ nsamples() { perf script -i "$1" -F cpu 2> /dev/null | grep -c .; }
 sum2() { awk '{ s += $2 } END { print s + 0 }'; }
 
 inj() { echo "$*" > "$DBG/inject"; }
+
+# sfield NAME FIELD: a field of qpiperf's "NAME samples=..." line
+sfield()
+{
+	echo "$QOUT" | awk -v n="$1" -v f="$2" '$1 == n && $2 ~ /^samples=/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v = kv[2] } }
+		END { print v }'
+}
+
+# wfield NAME FIELD: a field of qpiperf's "NAME watch reads=..." line
+wfield()
+{
+	echo "$QOUT" | awk -v n="$1" -v f="$2" '$1 == n && $2 == "watch" {
+		for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v = kv[2] } }
+		END { print v }'
+}
 
 r0=$(reader 0 uncore_qpi_0)
 r1=$(reader 1 uncore_qpi_0)
@@ -182,6 +198,171 @@ qb=$(qpi_bdf 0 1 | cut -d: -f2-)
 for v in $(grep -i " $qb " $P/thr.log | grep -E 'where=0x0(d8|dc|e0|e4) ' | sed 's/.*val=//'); do
 	[ $((v & 0x400000)) -ne 0 ] || fail "a counter was stopped while throttled: control $v"
 done
+t_end
+
+# What a reader on another CPU could load, seen from inside: kprobes on
+# perf's entry points of a sample record event->count (its offset in
+# struct perf_event is found first, from a read of a known count) as each
+# sample is handed to perf and as it is written.  In the order recorded,
+# no value may be below one before it.  10 samples at one look, with and
+# without PERF_SAMPLE_PERIOD.
+t_begin "count_never_lowered_while_samples_are_written"
+TR=/sys/kernel/debug/tracing
+args=""
+off=64
+while [ $off -le 1024 ]; do
+	args="$args o$off=+$off(%di):u64"
+	off=$((off + 8))
+done
+if ! echo "p:qpiu/cal qpiu_event_read$args" > $TR/kprobe_events 2> /dev/null; then
+	t_err=0
+	echo "# no kprobe events: not checked"
+else
+	echo 1 > $TR/events/qpiu/cal/enable
+	echo > $TR/trace
+	qperf <<EOF2
+open k uncore_qpi_1 0x14 socket=1 single
+inject event socket=1 box=qpi1 event=0x14 count=123457
+read k
+read k
+EOF2
+	echo 0 > $TR/events/qpiu/cal/enable
+	coff=$(grep -o 'o[0-9]*=123457\>' $TR/trace | head -n 1 | sed 's/^o\([0-9]*\)=.*/\1/')
+	echo "-:qpiu/cal" >> $TR/kprobe_events
+	if [ -z "$coff" ]; then
+		fail "no offset of perf_event.count found"
+	elif ! { echo "p:qpiu/in perf_swevent_event c=+$coff(%di):u64 nr=%si:u64" >> $TR/kprobe_events &&
+		 echo "p:qpiu/out __perf_event_overflow c=+$coff(%di):u64" >> $TR/kprobe_events; } 2> /dev/null; then
+		echo "# perf_swevent_event or __perf_event_overflow cannot be probed: not checked"
+	else
+		echo "# perf_event.count at offset $coff"
+		for stype in 0x100 0x0; do
+			echo > $TR/trace
+			echo 1 > $TR/events/qpiu/enable
+			qperf <<EOF2
+open k uncore_qpi_1 0x14 socket=1 period=1000 stype=$stype single
+mmap k
+inject event socket=1 box=qpi1 event=0x14 count=10500
+sh sleep 0.1
+disable k
+samples k
+read k
+EOF2
+			echo 0 > $TR/events/qpiu/enable
+			grep -o ' c=[0-9]*' $TR/trace | sed 's/ c=//' > $P/kc.txt
+			expect_num "stype $stype: samples" "$(sfield k samples)" 10
+			expect_num "stype $stype: count" "$(val k)" 10500
+			[ "$(grep -c . $P/kc.txt)" -ge 10 ] || fail "stype $stype: $(grep -c . $P/kc.txt) probe hits"
+			n=$(awk 'NR > 1 && $1 < p { d++ } { p = $1 } END { print d + 0 }' $P/kc.txt)
+			echo "# stype $stype: $(grep -c . $P/kc.txt) values of event->count seen by the probes, $n below the one before: $(head -n 4 $P/kc.txt | paste -sd' ' -) ..."
+			expect_num "stype $stype: values below the one before" "$n" 0
+		done
+	fi
+	echo > $TR/kprobe_events
+fi
+t_end
+
+# perf reads an active event from another CPU by an IPI to the reader CPU,
+# then loads event->count with no lock (read(2) and the group read alike),
+# so no value the driver stores there, even for an instant while it hands
+# perf a sample, may be below one stored before.  Two watchers on other
+# CPUs read a sampling event alone and a sampling group in a loop while
+# 200 samples a batch are taken (PERF_SAMPLE_PERIOD: one sample per call
+# into perf).
+t_begin "counts_never_go_backwards_while_sampling"
+others=$(cpulist "$(cat /sys/devices/system/cpu/online)" | tr , '\n' | grep -vx "$r0")
+w1=$(echo "$others" | sed -n 1p)
+w2=$(echo "$others" | sed -n 2p)
+w2=${w2:-$w1}
+qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s
+open g uncore_qpi_0 0x14 socket=0 period=1000 stype=0x110
+open m uncore_qpi_0 0x0201 socket=0 group=g
+mmap g
+open c uncore_qpi_0 0x14 socket=0 single
+watch s $w1
+watch g $w2
+injectn 500 event socket=0 box=qpi0 event=0x01 umask=0x02 count=100000 cycles=200000
+unwatch s
+unwatch g
+disable s
+disable g
+disable c
+samples s
+samples g
+read s
+gread g
+read c
+EOF2
+echo "# watchers on CPUs $w1, $w2: $(wfield s reads) single reads, $(wfield g reads) group reads; samples $(sfield s samples) and $(sfield g samples)"
+expect_num "single reads that went backwards $(wfield s first)" "$(wfield s back)" 0
+expect_num "group reads that went backwards $(wfield g first)" "$(wfield g back)" 0
+# The box drops traffic while it is frozen (issue 19, item 2): what it
+# counted is what the counting event c beside them counted.
+echo "# counted $(val c) of 100000000 clockticks"
+expect_num "final count, against c" "$(val s)" "$(val c)"
+expect_num "group leader, against c" "$(val 'g[0]')" "$(val c)"
+expect_num "group member (flits, half the clockticks)" "$(( $(val 'g[1]') * 2 ))" "$(val c)"
+[ "$(sfield s samples)" -gt 0 ] || fail "no samples"
+expect_num "periods of s" "$(sfield s pmax)" 1000
+t_end
+
+# PERF_EVENT_IOC_REFRESH N: N samples, then perf disables the event (the
+# sample that reaches the limit is perf_event_overflow()'s return of 1).
+# 10 periods arrive at one look: exactly N samples, with and without
+# PERF_SAMPLE_PERIOD, nothing while disabled, N more after a refresh.
+t_begin "refresh_limit_gives_exactly_n_samples"
+qperf <<EOF2
+open p uncore_qpi_1 0x14 socket=0 period=1000 stype=0x100 single disabled
+mmap p
+open q uncore_qpi_1 0x14 socket=0 period=1000 single disabled
+mmap q
+refresh p 3
+refresh q 3
+inject event socket=0 box=qpi1 event=0x14 count=10000
+sh sleep 0.1
+inject event socket=0 box=qpi1 event=0x14 count=10000
+sh sleep 0.1
+samples p
+samples q
+read p
+read q
+refresh p 2
+refresh q 2
+inject event socket=0 box=qpi1 event=0x14 count=5000
+sh sleep 0.1
+samples p
+samples q
+read p
+read q
+EOF2
+for e in p q; do
+	expect_num "$e: samples, limit 3 then 2 more" "$(sfield $e samples)" 5
+	expect_num "$e: count (disabled between)" "$(val $e)" 15000
+done
+expect_num "p: periods" "$(sfield p periods)" 5000
+t_end
+
+# perf throttles an event past its samples per tick (perf_event_overflow()
+# returns 1 there too): from one look of 100000 periods, at most a tick's
+# worth of samples and a THROTTLE record; the count stays exact.
+t_begin "throttle_stops_the_samples_of_a_look"
+rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+qperf <<EOF2
+open t uncore_qpi_1 0x14 socket=1 period=1 single
+mmap t 1024
+inject event socket=1 box=qpi1 event=0x14 count=100000
+sh sleep 0.1
+disable t
+samples t
+read t
+EOF2
+n=$(sfield t samples)
+echo "# $n samples, max sample rate $rate"
+[ "$n" -ge 1 ] && [ "$n" -le 1000 ] || fail "$n samples from one look"
+expect_num "throttle records" "$(sfield t throttle)" 1
+expect_num "count" "$(val t)" 100000
 t_end
 
 t_begin "overflow_path_preload_ov_en_status"
@@ -320,6 +501,94 @@ expect_eq "parameter" "$(cat /sys/module/qpi_uncore/parameters/sample_poll_us)" 
 echo 99 > /sys/module/qpi_uncore/parameters/sample_poll_us 2> /dev/null &&
 	fail "sample_poll_us=99 accepted at run time"
 expect_eq "unchanged" "$(cat /sys/module/qpi_uncore/parameters/sample_poll_us)" 200
+t_end
+
+# A period that completes must give its sample even when perf stops the
+# event before the box timer looks: disable, PERF_EVENT_IOC_PERIOD (stop
+# and restart), a move to another counter that a new event needs, and
+# multiplexing.  A 100 ms poll leaves the timer no chance to look first
+# (it makes the window wider, not the result different).
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM"
+expect_ok "load qpi_uncore" qpiu_load sample_poll_us=100000
+
+t_begin "completed_period_sampled_when_stopped"
+dmesg_mark
+qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s
+inject event socket=0 box=qpi0 event=0x14 count=2500
+disable s
+samples s
+read s
+enable s
+inject event socket=0 box=qpi0 event=0x14 count=500
+disable s
+samples s
+read s
+enable s
+inject event socket=0 box=qpi0 event=0x14 count=1100
+period s 2000
+inject event socket=0 box=qpi0 event=0x14 count=2000
+disable s
+samples s
+read s
+EOF2
+echo "$QOUT" | grep '^s samples' | sed 's/^/# /'
+expect_num "samples at disable" "$(echo "$QOUT" | awk '$1 == "s" && $2 ~ /^samples=/' | head -n 1 | sed 's/.*samples=\([0-9]*\).*/\1/')" 2
+expect_num "samples" "$(sfield s samples)" 5
+expect_num "periods: 4 of 1000, 1 of 2000" "$(sfield s periods)" 6000
+expect_num "count" "$(val s)" 6100
+t_end
+
+t_begin "completed_period_sampled_when_moved"
+R3=$DBG/socket0/r3qpi0
+qperf <<EOF2
+open x uncore_r3qpi_0 0x01 socket=0 period=1000 stype=0x100 single
+mmap x
+inject event socket=0 box=r3qpi0 event=0x01 count=1500
+open y uncore_r3qpi_0 0x13 socket=0
+sh cat $R3/regs > $P/moved.regs
+inject event socket=0 box=r3qpi0 event=0x01 count=600
+sh sleep 0.3
+samples x
+disable x
+samples x
+read x
+EOF2
+v=$(sed -n "s/^ctl1=//p" $P/moved.regs)
+expect_num "x moved to counter 1" $((v & 0xff)) 1
+expect_num "samples" "$(sfield x samples)" 2
+expect_num "periods" "$(sfield x periods)" 2000
+expect_num "count" "$(val x)" 2100
+dmesg_since_mark | grep -q "BOX_STATUS" && fail "BOX_STATUS warning: $(dmesg_since_mark | grep BOX_STATUS)"
+t_end
+
+# Five events for four counters: perf rotates them every millisecond.
+# Whatever the sampling event counted while it had a counter, each whole
+# period of it is a sample.
+t_begin "completed_periods_sampled_under_multiplexing"
+mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
+old_mux=$(cat $mux)
+echo 1 > $mux
+qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s
+open c1 uncore_qpi_0 0x14 socket=0
+open c2 uncore_qpi_0 0x14 socket=0
+open c3 uncore_qpi_0 0x14 socket=0
+open c4 uncore_qpi_0 0x14 socket=0
+sh i=0; while [ \$i -lt 100 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=1700' > $DBG/inject; sleep 0.005; i=\$((i + 1)); done
+disable s
+samples s
+read s
+EOF2
+echo "$old_mux" > $mux
+v=$(val s)
+echo "# s counted $v of 170000 while scheduled: $(sfield s samples) samples"
+[ "${v:-0}" -ge 1000 ] && [ "$v" -lt 170000 ] || fail "s counted $v: not multiplexed"
+expect_num "samples: one per whole period counted" "$(sfield s samples)" $((v / 1000))
+expect_num "periods" "$(sfield s periods)" $((v / 1000 * 1000))
 t_end
 
 # make check builds a qpi_uncore with neither sample route

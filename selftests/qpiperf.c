@@ -6,29 +6,47 @@
  *
  *   open NAME PMU CONFIG [socket=S|cpu=C] [config1=X] [config2=X]
  *        [group=LEADER] [period=N] [freq=HZ] [stype=SAMPLE_TYPE] [task]
- *        [exclude=user|kernel] [disabled] [pinned] [precise]
- *                      prints "NAME ok" or "NAME error=ERRNO (text)"
+ *        [exclude=user|kernel] [disabled] [pinned] [precise] [single]
+ *                      prints "NAME ok" or "NAME error=ERRNO (text)";
+ *                      a leader reads as a group unless [single]
  *   read NAME          prints "NAME value=V enabled=E running=R"
  *   gread NAME         group read of a leader: "NAME[i] value=V" per member
  *   enable NAME | disable NAME | close NAME
  *   period NAME N      PERF_EVENT_IOC_PERIOD
+ *   refresh NAME N     PERF_EVENT_IOC_REFRESH: enable for N more samples
+ *   mmap NAME [PAGES]  maps a ring buffer of PAGES (default 256) data pages
+ *   samples NAME       consumes the ring buffer, then prints the totals so
+ *                      far: "NAME samples=S periods=SUM pmin=MIN pmax=MAX
+ *                      lost=L throttle=T unthrottle=U" (periods: with
+ *                      PERF_SAMPLE_PERIOD in stype)
+ *   watch NAME CPU     a child process on CPU reads NAME (read(2), the group
+ *                      read for a leader) in a loop until unwatch, checking
+ *                      that no value ever decreases
+ *   unwatch NAME       stops it: "NAME watch reads=N back=B [first=OLD>NEW]"
  *   inject TEXT        writes TEXT to /sys/kernel/debug/qpisim/inject, with
  *                      each ';' as a line break: one write, one batch
+ *   injectn N TEXT     N such writes, consuming the mapped ring buffers
+ *                      after each
  *   sh CMD             runs CMD with system()
  *   echo TEXT          prints TEXT
  *
  * PMU is a name under /sys/bus/event_source/devices; socket=S picks the CPU
  * of that PMU's cpumask in socket S.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_EVENTS	64
@@ -39,6 +57,12 @@ struct ev {
 	char name[32];
 	int fd;
 	int leader;		/* opened with PERF_FORMAT_GROUP */
+	uint64_t sample_type;
+	struct perf_event_mmap_page *rb;
+	size_t rb_size;		/* data pages, bytes */
+	uint64_t samples, periods, pmin, pmax, lost, throttle, unthrottle;
+	pid_t watcher;
+	volatile int *stop;	/* shared with the watcher */
 };
 
 static struct ev evs[MAX_EVENTS];
@@ -106,7 +130,7 @@ static void cmd_open(char *args)
 	char *name = strtok(args, " "), *pmu = strtok(NULL, " ");
 	char *cfg = strtok(NULL, " "), *opt, path[256], buf[32];
 	struct perf_event_attr attr;
-	int cpu = -1, pid = -1, group = -1, i, fd;
+	int cpu = -1, pid = -1, group = -1, single = 0, i, fd;
 
 	if (!name || !pmu || !cfg) {
 		printf("? usage: open NAME PMU CONFIG [options]\n");
@@ -151,6 +175,8 @@ static void cmd_open(char *args)
 			attr.pinned = 1;
 		else if (!strcmp(opt, "precise"))
 			attr.precise_ip = 1;
+		else if (!strcmp(opt, "single"))
+			single = 1;
 		else if (!strncmp(opt, "group=", 6)) {
 			struct ev *l = find(opt + 6);
 
@@ -162,7 +188,7 @@ static void cmd_open(char *args)
 			return;
 		}
 	}
-	if (group < 0)
+	if (group < 0 && !single)
 		attr.read_format |= PERF_FORMAT_GROUP;
 	if (pid == 0)
 		cpu = -1;
@@ -180,9 +206,11 @@ static void cmd_open(char *args)
 		close(fd);
 		return;
 	}
+	memset(&evs[i], 0, sizeof(evs[i]));
 	snprintf(evs[i].name, sizeof(evs[i].name), "%s", name);
 	evs[i].fd = fd;
-	evs[i].leader = group < 0;
+	evs[i].leader = group < 0 && !single;
+	evs[i].sample_type = attr.sample_type;
 	printf("%s ok cpu=%d\n", name, cpu);
 }
 
@@ -231,9 +259,191 @@ static void cmd_inject(char *text)
 		close(fd);
 }
 
+static void cmd_mmap(char *args)
+{
+	char *name = strtok(args, " "), *n = strtok(NULL, " ");
+	long page = sysconf(_SC_PAGESIZE);
+	size_t pages = n ? strtoul(n, NULL, 0) : 256;
+	struct ev *e = name ? find(name) : NULL;
+	void *p;
+
+	if (!e)
+		return;
+	p = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 e->fd, 0);
+	if (p == MAP_FAILED) {
+		printf("%s error=%d (%s)\n", name, errno, strerror(errno));
+		return;
+	}
+	e->rb = p;
+	e->rb_size = pages * page;
+	e->pmin = UINT64_MAX;
+}
+
+/* Where PERF_SAMPLE_PERIOD sits in a sample: after these, 8 bytes each. */
+#define BEFORE_PERIOD	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+			 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU)
+
+static void rb_copy(const struct ev *e, uint64_t pos, void *to, size_t len)
+{
+	const char *data = (const char *)e->rb + e->rb->data_offset;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		((char *)to)[i] = data[(pos + i) % e->rb_size];
+}
+
+/* Counts the records of @e's ring buffer and frees their space. */
+static void consume(struct ev *e)
+{
+	uint64_t head, tail, lost[2], period;
+	struct perf_event_header h;
+	size_t off;
+
+	if (!e->rb)
+		return;
+	head = __atomic_load_n(&e->rb->data_head, __ATOMIC_ACQUIRE);
+	for (tail = e->rb->data_tail; tail < head; tail += h.size) {
+		rb_copy(e, tail, &h, sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		switch (h.type) {
+		case PERF_RECORD_SAMPLE:
+			e->samples++;
+			if (!(e->sample_type & PERF_SAMPLE_PERIOD))
+				break;
+			off = 8 * __builtin_popcountll(e->sample_type &
+						       BEFORE_PERIOD);
+			rb_copy(e, tail + sizeof(h) + off, &period, 8);
+			e->periods += period;
+			if (period < e->pmin)
+				e->pmin = period;
+			if (period > e->pmax)
+				e->pmax = period;
+			break;
+		case PERF_RECORD_LOST:
+			rb_copy(e, tail + sizeof(h), lost, sizeof(lost));
+			e->lost += lost[1];
+			break;
+		case PERF_RECORD_THROTTLE:
+			e->throttle++;
+			break;
+		case PERF_RECORD_UNTHROTTLE:
+			e->unthrottle++;
+			break;
+		}
+	}
+	__atomic_store_n(&e->rb->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static void consume_all(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_EVENTS; i++)
+		if (evs[i].fd > 0)
+			consume(&evs[i]);
+}
+
+static void cmd_samples(char *name)
+{
+	struct ev *e = find(name);
+
+	if (!e)
+		return;
+	consume(e);
+	printf("%s samples=%" PRIu64 " periods=%" PRIu64 " pmin=%" PRIu64
+	       " pmax=%" PRIu64 " lost=%" PRIu64 " throttle=%" PRIu64
+	       " unthrottle=%" PRIu64 "\n", name, e->samples, e->periods,
+	       e->samples ? e->pmin : 0, e->pmax, e->lost, e->throttle,
+	       e->unthrottle);
+}
+
+/*
+ * The watcher: every value a read returns (each member's, for a group
+ * read) must be at least the one the read before returned.
+ */
+static void watch_loop(struct ev *e)
+{
+	uint64_t buf[3 + 2 * MAX_EVENTS], prev[MAX_EVENTS] = { 0 };
+	uint64_t reads = 0, back = 0, first_old = 0, first_new = 0;
+	uint64_t i, nr, *vals;
+	ssize_t n;
+
+	while (!*e->stop) {
+		n = read(e->fd, buf, sizeof(buf));
+		if (n < 0) {
+			printf("%s watch error=%d (%s)\n", e->name, errno,
+			       strerror(errno));
+			return;
+		}
+		nr = e->leader ? buf[0] : 1;
+		vals = e->leader ? &buf[3] : &buf[0];
+		for (i = 0; i < nr && i < MAX_EVENTS; i++) {
+			if (vals[i] < prev[i] && !back++) {
+				first_old = prev[i];
+				first_new = vals[i];
+			}
+			prev[i] = vals[i];
+		}
+		reads++;
+	}
+	printf("%s watch reads=%" PRIu64 " back=%" PRIu64, e->name, reads,
+	       back);
+	if (back)
+		printf(" first=%" PRIu64 ">%" PRIu64, first_old, first_new);
+	printf("\n");
+}
+
+static void cmd_watch(char *args)
+{
+	char *name = strtok(args, " "), *c = strtok(NULL, " ");
+	struct ev *e = name && c ? find(name) : NULL;
+	cpu_set_t set;
+	pid_t pid;
+
+	if (!e)
+		return;
+	e->stop = mmap(NULL, sizeof(*e->stop), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (e->stop == MAP_FAILED) {
+		e->stop = NULL;
+		printf("%s watch error=%d\n", name, errno);
+		return;
+	}
+	*e->stop = 0;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		CPU_ZERO(&set);
+		CPU_SET(atoi(c), &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			printf("%s watch error=%d (cpu %s)\n", name, errno, c);
+		else
+			watch_loop(e);
+		fflush(stdout);
+		_exit(0);
+	}
+	e->watcher = pid;
+}
+
+static void cmd_unwatch(char *name)
+{
+	struct ev *e = find(name);
+
+	if (!e || !e->watcher)
+		return;
+	*e->stop = 1;
+	waitpid(e->watcher, NULL, 0);
+	e->watcher = 0;
+}
+
 int main(void)
 {
 	char line[1024];
+	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while (fgets(line, sizeof(line), stdin)) {
@@ -261,6 +471,32 @@ int main(void)
 				       PERF_EVENT_IOC_DISABLE, 0))
 				printf("%s error=%d (%s)\n", rest, errno,
 				       strerror(errno));
+		} else if (!strcmp(cmd, "refresh")) {
+			char *name = strtok(rest, " "), *v = strtok(NULL, " ");
+			struct ev *e = name && v ? find(name) : NULL;
+
+			if (e && ioctl(e->fd, PERF_EVENT_IOC_REFRESH, atoi(v)))
+				printf("%s error=%d (%s)\n", name, errno,
+				       strerror(errno));
+		} else if (!strcmp(cmd, "mmap")) {
+			cmd_mmap(rest);
+		} else if (!strcmp(cmd, "samples")) {
+			cmd_samples(rest);
+		} else if (!strcmp(cmd, "watch")) {
+			cmd_watch(rest);
+		} else if (!strcmp(cmd, "unwatch")) {
+			cmd_unwatch(rest);
+		} else if (!strcmp(cmd, "injectn")) {
+			char *text = strchr(rest, ' ');
+			long i, n = atol(rest);
+
+			for (i = 0; text && i < n; i++) {
+				char copy[sizeof(line)];
+
+				snprintf(copy, sizeof(copy), "%s", text + 1);
+				cmd_inject(copy);
+				consume_all();
+			}
 		} else if (!strcmp(cmd, "period")) {
 			char *name = strtok(rest, " "), *v = strtok(NULL, " ");
 			struct ev *e = name && v ? find(name) : NULL;
@@ -275,6 +511,10 @@ int main(void)
 			struct ev *e = find(rest);
 
 			if (e) {
+				cmd_unwatch(rest);
+				if (e->rb)
+					munmap(e->rb, e->rb_size +
+					       sysconf(_SC_PAGESIZE));
 				close(e->fd);
 				e->fd = 0;
 			}
@@ -290,5 +530,8 @@ int main(void)
 			printf("? unknown command %s\n", cmd);
 		}
 	}
+	for (i = 0; i < MAX_EVENTS; i++)
+		if (evs[i].fd > 0 && evs[i].watcher)
+			cmd_unwatch(evs[i].name);
 	return 0;
 }

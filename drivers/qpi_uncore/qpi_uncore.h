@@ -198,6 +198,11 @@ __printf(3, 4) int qpiu_reject(const struct qpiu_pmu *qpmu, int err,
 			       const char *fmt, ...);
 
 /* qpi_uncore_counter.c */
+/*
+ * hw.state: a sampling event stopped with whole periods in hw.period_left
+ * that are not sampled yet (PERF_HES_ARCH is the PMU's own bit).
+ */
+#define QPIU_HES_DUE		PERF_HES_ARCH
 void qpiu_event_update(struct qpiu_box *box, struct perf_event *event);
 u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event);
 void qpiu_event_start_locked(struct qpiu_box *box, struct perf_event *event);
@@ -213,8 +218,7 @@ int qpiu_validate_group(const struct qpiu_pmu *qpmu, struct perf_event *event);
 /* qpi_uncore_sample.c */
 extern const char *const qpiu_sample_route;
 bool qpiu_sample_throttled(const struct perf_event *event);
-unsigned int qpiu_sample_emit(struct perf_event *event, u64 count, u64 period,
-			      u64 n);
+unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
 
 /* qpi_uncore_event.c */
 void qpiu_pmu_set_callbacks(struct pmu *pmu);

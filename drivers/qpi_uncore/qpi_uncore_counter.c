@@ -34,7 +34,10 @@ void qpiu_event_update(struct qpiu_box *box, struct perf_event *event)
  * Sampling: the counter starts at 2^width - left, so it carries out of its
  * top bit on the event that completes the period, as the guides describe.
  * hw.period_left counts the events left, as on x86, so perf's frequency
- * code (which resets it to 0 and reloads) works unchanged.
+ * code (which resets it to 0 and reloads) works unchanged.  Periods that
+ * completed before a stop and are not sampled yet (QPIU_HES_DUE) stay in
+ * hw.period_left for the box timer, and the counter is armed for the next
+ * boundary after them.
  */
 u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event)
 {
@@ -43,6 +46,10 @@ u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event)
 	s64 period = min_t(u64, hwc->sample_period, max);
 	s64 left = local64_read(&hwc->period_left);
 
+	if (left <= 0 && (hwc->state & QPIU_HES_DUE) && hwc->last_period) {
+		left = hwc->last_period - (u64)-left % hwc->last_period;
+		return (max + 1 - min(left, max)) & max;
+	}
 	if (left <= -period) {
 		left = period;
 		hwc->last_period = period;
@@ -77,13 +84,28 @@ void qpiu_event_stop_locked(struct qpiu_box *box, struct perf_event *event,
 			    int flags)
 {
 	struct hw_perf_event *hwc = &event->hw;
+	bool was_running = !(hwc->state & PERF_HES_STOPPED);
 
-	if (!(hwc->state & PERF_HES_STOPPED)) {
+	if (was_running) {
 		qpiu_box_disable_counter(box, hwc->idx, hwc->config);
 		hwc->state |= PERF_HES_STOPPED;
 	}
 	if ((flags & PERF_EF_UPDATE) && !(hwc->state & PERF_HES_UPTODATE)) {
 		qpiu_event_update(box, event);
 		hwc->state |= PERF_HES_UPTODATE;
+		/*
+		 * A period completed since the box timer last looked: its
+		 * sample is still owed, whether perf deletes the event (del()
+		 * writes it) or the driver moves it (the timer will).  Its
+		 * overflow bit, if any, belongs to this counter, which may
+		 * get another event.
+		 */
+		if (was_running && is_sampling_event(event) &&
+		    local64_read(&hwc->period_left) <= 0 &&
+		    !(hwc->state & QPIU_HES_DUE)) {
+			hwc->state |= QPIU_HES_DUE;
+			if (hwc->config & UNC_CTL_OV_EN)
+				qpiu_box_clear_status(box, BIT(hwc->idx));
+		}
 	}
 }

@@ -68,6 +68,28 @@ static bool qpiu_running(const struct perf_event *event)
 }
 
 /*
+ * The whole periods that @event completed: n of the one armed; what came
+ * after the last of them starts the next period, as on x86, where
+ * period_left <= 0 means "overflowed by that much".  They are no longer
+ * carried (QPIU_HES_DUE) once taken.
+ */
+static bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left);
+	u64 period = hwc->last_period;
+
+	hwc->state &= ~QPIU_HES_DUE;
+	if (left > 0 || !period)
+		return false;
+	due->event = event;
+	due->period = period;
+	due->n = 1 + (u64)-left / period;
+	local64_set(&hwc->period_left, -(s64)((u64)-left % period));
+	return true;
+}
+
+/*
  * Look for sampling events that completed a period.  When one has, freeze
  * the box and bring every count up to date, so that the counts are of one
  * instant; the box stays frozen until qpiu_box_rearm(), which the caller
@@ -79,7 +101,7 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 {
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
-	u32 status = 0, armed = 0, over = 0;
+	u32 status = 0, armed = 0, over = 0, carried = 0;
 	bool any = false;
 
 	for (i = 0; i < desc->nr_ctrs; i++) {
@@ -97,48 +119,38 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
-		if (qpiu_running(event))
-			qpiu_event_update(box, event);
-		if (qpiu_running(event) && (event->hw.config & UNC_CTL_OV_EN))
-			armed |= BIT(i);
+		if (!qpiu_running(event))
+			continue;
+		qpiu_event_update(box, event);
+		if (!(event->hw.config & UNC_CTL_OV_EN))
+			continue;
+		armed |= BIT(i);
+		/* its period completed before a restart: BOX_STATUS has no bit */
+		if (event->hw.state & QPIU_HES_DUE)
+			carried |= BIT(i);
 	}
 	if (armed)
 		status = qpiu_box_read_status(box);
 
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
-		struct hw_perf_event *hwc;
-		s64 left;
-		u64 period;
 
-		if (!qpiu_running(event) || !is_sampling_event(event))
-			continue;
-		hwc = &event->hw;
-		left = local64_read(&hwc->period_left);
-		if (left > 0)
+		if (!qpiu_running(event) || !is_sampling_event(event) ||
+		    local64_read(&event->hw.period_left) > 0)
 			continue;
 		over |= BIT(i);
 		/* perf writes a sample on the event's own CPU only */
 		if (event->oncpu != smp_processor_id())
 			continue;
-		/*
-		 * n whole periods of the one armed; what came after the last
-		 * of them starts the next period, as on x86, where
-		 * period_left <= 0 means "overflowed by that much".
-		 */
-		period = hwc->last_period;
-		due[nr].event = event;
-		due[nr].period = period;
-		due[nr].n = 1 + (u64)-left / period;
-		local64_set(&hwc->period_left, -(s64)((u64)-left % period));
-		nr++;
+		if (qpiu_take_due(event, &due[nr]))
+			nr++;
 	}
 
 	/*
 	 * The counter is the record; BOX_STATUS must agree with it.  A box
 	 * that disagrees is not behaving as the guide says: say so once.
 	 */
-	if ((status ^ over) & armed && !box->warned_status) {
+	if ((status ^ over) & armed & ~carried && !box->warned_status) {
 		box->warned_status = true;
 		pr_warn("%s: socket %u: BOX_STATUS 0x%x, but counters 0x%x completed their period\n",
 			box->pmu->name, box->socket, status & armed,
@@ -204,13 +216,10 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	/*
 	 * Unlocked, and with the box counting again: perf reads group members
 	 * through pmu->read(), which folds what they counted since the
-	 * snapshot.  The count is read here, not at the snapshot: a sibling's
-	 * sample may have read this event meanwhile.
+	 * snapshot.
 	 */
 	for (i = 0; i < nr; i++)
-		qpiu_sample_emit(due[i].event,
-				 local64_read(&due[i].event->count),
-				 due[i].period, due[i].n);
+		qpiu_sample_emit(due[i].event, due[i].period, due[i].n);
 	hrtimer_forward_now(hrtimer, ns_to_ktime(qpiu_box_interval(box)));
 	return HRTIMER_RESTART;
 }
@@ -263,9 +272,14 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	struct qpiu_box *box = event->pmu_private;
 	struct hw_perf_event *hwc = &event->hw;
 	unsigned long irqflags;
+	struct qpiu_due due;
+	bool was_running, emit;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
+	was_running = qpiu_running(event);
 	qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
+	/* not after a stop(0): perf stopped it at its refresh limit */
+	emit = qpiu_take_due(event, &due) && was_running;
 	if (hwc->idx >= 0) {
 		box->events[hwc->idx] = NULL;
 		hwc->idx = -1;
@@ -278,6 +292,13 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 			hrtimer_try_to_cancel(&box->hrtimer);
 	}
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+	/*
+	 * Periods completed since the timer last looked (disable, close,
+	 * multiplexing rotation): their samples, before perf marks the event
+	 * inactive.
+	 */
+	if (emit)
+		qpiu_sample_emit(event, due.period, due.n);
 }
 
 static void qpiu_event_start(struct perf_event *event, int flags)
@@ -295,6 +316,8 @@ static void qpiu_event_stop(struct perf_event *event, int flags)
 {
 	struct qpiu_box *box = event->pmu_private;
 	unsigned long irqflags;
+	struct qpiu_due due;
+	bool was_running, emit;
 
 	/*
 	 * Newer kernels (7.x: perf_event_throttle_group()) throttle by
@@ -308,9 +331,15 @@ static void qpiu_event_stop(struct perf_event *event, int flags)
 		return;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
+	was_running = qpiu_running(event);
 	if (event->hw.idx >= 0)
 		qpiu_event_stop_locked(box, event, flags);
+	/* PERF_EVENT_IOC_PERIOD: the periods completed at the old period */
+	emit = (flags & PERF_EF_UPDATE) && was_running &&
+	       qpiu_take_due(event, &due);
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);
+	if (emit)
+		qpiu_sample_emit(event, due.period, due.n);
 }
 
 static void qpiu_event_read(struct perf_event *event)

@@ -29,15 +29,25 @@
  *  - it skips events whose hw.state has PERF_HES_STOPPED, events with
  *    exclude_kernel in kernel mode (refused at event_init) and events with
  *    a tracepoint filter (ours cannot have one);
- *  - perf_swevent_event() adds @count to event->count; with
- *    PERF_SAMPLE_PERIOD and a fixed period it takes one sample of period
- *    @count, otherwise it takes one sample per sample_period found in
- *    hw.period_left (kept in [-period, 0] there), each of period
- *    hw.last_period, and its loop stops when perf throttles the event
- *    (from 7.x by stopping the group: see qpiu_event_stop()).
- * Both uses of hw.period_left and event->count are bracketed here: the
- * rest of the driver keeps x86's meaning (events left until the next
- * sample) and its own exact count.
+ *  - perf_swevent_event() adds its nr to event->count; with
+ *    PERF_SAMPLE_PERIOD and a fixed period (!attr.freq) it takes one
+ *    sample of period nr, otherwise it takes one sample per sample_period
+ *    found in hw.period_left (kept in [-period, 0] there), each of period
+ *    hw.last_period, and its loop stops when __perf_event_overflow()
+ *    returns 1 (throttle: from 7.x by stopping the group, see
+ *    qpiu_event_stop(); refresh limit: event_limit reaches 0);
+ *  - __perf_event_account_interrupt() adjusts a frequency event's period
+ *    only when less than two ticks passed since hw.freq_time_stamp.
+ * The driver always passes nr 0, so event->count, which readers on other
+ * CPUs load with no lock after their IPI, only ever moves by its own
+ * updates.  hw.period_left, hw.last_period, hw.freq_time_stamp,
+ * PERF_HES_STOPPED and, for PERF_SAMPLE_PERIOD, attr.freq are bracketed
+ * around the call: the rest of the driver keeps x86's meaning (events left
+ * until the next sample).  Of the readers of attr.freq, only
+ * PERF_EVENT_IOC_PERIOD runs on another CPU unserialised with the sample:
+ * racing one, a period above kernel.perf_event_max_sample_rate is
+ * refused with EINVAL (retry); all others run on the event's CPU with
+ * interrupts off.
  *
  * A kernel that exports perf_event_overflow() (an in-tree build, or one
  * patched to export it) is used directly; Kbuild finds out at build time.
@@ -49,100 +59,6 @@
  * does not throttle: see qpiu_sample_emit().
  */
 #define QPIU_MAX_SAMPLES_PER_TICK	DIV_ROUND_UP(100000, HZ)
-
-#if defined(QPIU_HAVE_PERF_EVENT_OVERFLOW)
-
-const char *const qpiu_sample_route = "perf_event_overflow";
-
-static unsigned int qpiu_deliver(struct perf_event *event, u64 count,
-				 u64 period, u64 n, struct pt_regs *regs)
-{
-	struct perf_sample_data data;
-	unsigned int done = 0;
-
-	local64_set(&event->count, count);
-	while (n--) {
-		perf_sample_data_init(&data, 0, period);
-		done++;
-		if (perf_event_overflow(event, &data, regs))
-			break;
-	}
-	return done;
-}
-
-#elif defined(QPIU_HAVE_PERF_TP_EVENT)
-
-const char *const qpiu_sample_route = "perf_tp_event";
-
-/* perf_tp_event() stamps a trace_entry header into @rec. */
-static void qpiu_tp_one(struct perf_event *event, struct hlist_head *head,
-			u64 nr, struct pt_regs *regs)
-{
-	struct trace_entry rec = { };
-	int rctx;
-
-	rctx = perf_swevent_get_recursion_context();
-	if (rctx < 0)
-		return;
-	perf_tp_event(0, nr, &rec, sizeof(rec), regs, head, rctx, NULL);
-}
-
-static unsigned int qpiu_deliver(struct perf_event *event, u64 count,
-				 u64 period, u64 n, struct pt_regs *regs)
-{
-	struct hw_perf_event *hwc = &event->hw;
-	s64 left = local64_read(&hwc->period_left);
-	u64 last = hwc->last_period;
-	unsigned int done = 0;
-	HLIST_HEAD(head);
-
-	hlist_add_head_rcu(&event->hlist_entry, &head);
-	rcu_read_lock();
-	if ((event->attr.sample_type & PERF_SAMPLE_PERIOD) &&
-	    !event->attr.freq) {
-		/*
-		 * One sample per call, of period @nr, and no throttling on
-		 * the first sample of a call: so count calls per tick here.
-		 * hw.interrupts is perf's count of this event's samples in
-		 * the current tick (reset on the first sample of the next).
-		 */
-		while (n-- && (done == 0 ||
-			       hwc->interrupts < QPIU_MAX_SAMPLES_PER_TICK)) {
-			local64_set(&event->count, count - period);
-			qpiu_tp_one(event, &head, period, regs);
-			done++;
-		}
-	} else {
-		/*
-		 * n periods at once: perf_swevent_set_period() finds them in
-		 * period_left and takes them in one loop that stops when it
-		 * throttles.
-		 */
-		local64_set(&event->count, count);
-		hwc->last_period = period;
-		local64_set(&hwc->period_left, (n - 1) * period);
-		qpiu_tp_one(event, &head, 0, regs);
-		done = n;
-	}
-	rcu_read_unlock();
-	hlist_del_init_rcu(&event->hlist_entry);
-	local64_set(&event->count, count);
-	local64_set(&hwc->period_left, left);
-	hwc->last_period = last;
-	return done;
-}
-
-#else
-
-const char *const qpiu_sample_route;
-
-static unsigned int qpiu_deliver(struct perf_event *event, u64 count,
-				 u64 period, u64 n, struct pt_regs *regs)
-{
-	return 0;
-}
-
-#endif
 
 /*
  * perf's MAX_INTERRUPTS (private to kernel/events/core.c, the same from
@@ -156,20 +72,159 @@ bool qpiu_sample_throttled(const struct perf_event *event)
 	return event->hw.interrupts == QPIU_PERF_THROTTLED;
 }
 
+/*
+ * perf_event_overflow() returned 1: perf throttled the event or it reached
+ * its PERF_EVENT_IOC_REFRESH limit (and perf disables it from irq_work).
+ * Stop it as a hardware PMU does (x86: x86_pmu_stop(event, 0)), so that
+ * no further sample is offered before perf acts; qpiu_event_stop() keeps a
+ * throttled event counting.
+ */
+static void qpiu_sample_stop(struct perf_event *event)
+{
+	event->pmu->stop(event, 0);
+}
+
+#if defined(QPIU_HAVE_PERF_EVENT_OVERFLOW)
+
+const char *const qpiu_sample_route = "perf_event_overflow";
+
+static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
+				 struct pt_regs *regs)
+{
+	struct perf_sample_data data;
+	unsigned int done = 0;
+
+	/*
+	 * perf drops a throttled event's samples (perf_swevent_overflow()
+	 * does; a hardware PMU is stopped): offering one would restart the
+	 * count of hw.interrupts from MAX_INTERRUPTS and end the throttle.
+	 */
+	if (qpiu_sample_throttled(event))
+		return 0;
+	while (n--) {
+		perf_sample_data_init(&data, 0, period);
+		done++;
+		if (perf_event_overflow(event, &data, regs)) {
+			qpiu_sample_stop(event);
+			break;
+		}
+	}
+	return done;
+}
+
+#elif defined(QPIU_HAVE_PERF_TP_EVENT)
+
+const char *const qpiu_sample_route = "perf_tp_event";
+
+/*
+ * One call into perf's software-event overflow code, adding nothing to
+ * event->count (nr 0).  perf_tp_event() stamps a trace_entry header into
+ * @rec.  Returns true when perf_event_overflow() said stop: the event
+ * reached its refresh limit, or perf throttles it.
+ */
+static bool qpiu_tp_one(struct perf_event *event, struct hlist_head *head,
+			struct pt_regs *regs)
+{
+	int limit = atomic_read(&event->event_limit);
+	struct trace_entry rec = { };
+	int rctx;
+
+	rctx = perf_swevent_get_recursion_context();
+	if (rctx < 0)
+		return false;
+	perf_tp_event(0, 0, &rec, sizeof(rec), regs, head, rctx, NULL);
+	return (limit && !atomic_read(&event->event_limit)) ||
+	       qpiu_sample_throttled(event);
+}
+
+static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
+				 struct pt_regs *regs)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left);
+	u64 last = hwc->last_period;
+	u64 stamp = hwc->freq_time_stamp;
+	bool one_by_one = event->attr.sample_type & PERF_SAMPLE_PERIOD;
+	bool stop = false;
+	unsigned int done = 0;
+	int stopped = hwc->state & PERF_HES_STOPPED;
+	HLIST_HEAD(head);
+
+	hlist_add_head_rcu(&event->hlist_entry, &head);
+	rcu_read_lock();
+	/* del() and stop() hand over the due samples of an event they stop */
+	hwc->state &= ~PERF_HES_STOPPED;
+	if (one_by_one) {
+		/*
+		 * With PERF_SAMPLE_PERIOD and a fixed period, perf would take
+		 * one sample of period nr and add nr to event->count, which
+		 * a reader on another CPU would see go down when it is put
+		 * back.  As a frequency event it takes the period_left path
+		 * instead, with nr 0: event->count never moves.  Its
+		 * frequency update is kept off by a time stamp in the future
+		 * (so one sample per call).  Each call's first sample is
+		 * never throttled: so count calls per tick here.  hw.interrupts
+		 * is perf's count of this event's samples in the current tick.
+		 */
+		event->attr.freq = 1;
+		while (n-- && !stop &&
+		       (done == 0 ||
+			hwc->interrupts < QPIU_MAX_SAMPLES_PER_TICK)) {
+			hwc->last_period = period;
+			hwc->freq_time_stamp = S64_MAX;
+			local64_set(&hwc->period_left, 0);
+			stop = qpiu_tp_one(event, &head, regs);
+			done++;
+		}
+		event->attr.freq = 0;
+	} else {
+		/*
+		 * n periods at once: perf_swevent_set_period() finds them in
+		 * period_left and takes them in one loop that stops when
+		 * perf_event_overflow() says so.
+		 */
+		hwc->last_period = period;
+		local64_set(&hwc->period_left, (n - 1) * period);
+		stop = qpiu_tp_one(event, &head, regs);
+		done = n;
+	}
+	hwc->state |= stopped;
+	rcu_read_unlock();
+	hlist_del_init_rcu(&event->hlist_entry);
+	local64_set(&hwc->period_left, left);
+	hwc->last_period = last;
+	hwc->freq_time_stamp = stamp;
+	if (stop)
+		qpiu_sample_stop(event);
+	return done;
+}
+
+#else
+
+const char *const qpiu_sample_route;
+
+static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
+				 struct pt_regs *regs)
+{
+	return 0;
+}
+
+#endif
+
 /**
  * qpiu_sample_emit - take @n samples of @event, each of @period events
  * @event: a sampling event, active on this CPU
- * @count: its exact count now, which the samples report
  * @period: events per sample
  * @n: samples due
  *
  * Called from the box timer, in hard interrupt context on the event's CPU,
- * without the box lock: perf reads the other members of a sampling group
- * through their pmu->read().  Returns how many samples were offered to perf
- * (it may still drop them while throttled).
+ * and from del() and stop() on that CPU, without the box lock: perf reads
+ * the other members of a sampling group through their pmu->read().  The
+ * samples report event->count, which the caller brought up to date and
+ * which is never written here.  Returns how many samples were offered to
+ * perf (it may still drop them while throttled).
  */
-unsigned int qpiu_sample_emit(struct perf_event *event, u64 count, u64 period,
-			      u64 n)
+unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n)
 {
 	struct pt_regs *regs = get_irq_regs();
 	struct pt_regs caller;
@@ -179,5 +234,5 @@ unsigned int qpiu_sample_emit(struct perf_event *event, u64 count, u64 period,
 		perf_fetch_caller_regs(&caller);
 		regs = &caller;
 	}
-	return qpiu_deliver(event, count, period, n, regs);
+	return qpiu_deliver(event, period, n, regs);
 }
