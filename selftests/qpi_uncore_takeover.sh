@@ -6,10 +6,11 @@
 # every boot, run for real: systemd-udevd with the shipped rule and kmod's
 # modprobe with the shipped softdep, in each load order, after a release
 # and at a coldplug.  intel_uncore keeps and can open its other PMUs
-# throughout.
+# throughout.  First, against a fake sysfs, what the real one cannot
+# stage (takeover_fake.sh).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 14
+ktap_plan 15
 
 TOOL=/usr/sbin/qpi-uncore-takeover
 INTEL=${PLATFORM}_uncore
@@ -143,6 +144,8 @@ $LX/depmod -b $P/root "$kv" > $P/depmod.out 2>&1 || echo "depmod failed" >> $P/d
 printf '#!/bin/sh\nexec %s/modprobe -d %s/root -C %s/modprobe.d "$@"\n' $LX $P $LX > $P/kmodprobe
 chmod +x $P/kmodprobe
 
+. "$HERE/takeover_fake.sh"
+
 t_begin "nothing_to_do_without_intel_uncore"
 qpiu_unload
 intel_unload
@@ -202,6 +205,13 @@ t_begin "takeover_twice_changes_nothing"
 $TOOL > $P/t3 2>&1 || fail "second run failed: $(cat $P/t3)"
 grep -q "already done" $P/t3 || fail "message: $(cat $P/t3)"
 expect_eq "owners" "$(owners)" "qpi_uncore $nfn"
+# what udev runs once per function: the later runs exit before the lock
+: > $P/trace
+for i in 1 2 3 4 5; do
+	QPI_TAKEOVER_TRACE=$P/trace $TOOL --boot || fail "--boot run $i: exit $?"
+done
+expect_eq "--boot: early exits only" "$(sort $P/trace | uniq -c | tr -s ' ')" " 5 boot: already done"
+expect_eq "--boot: owners" "$(owners) $(overrides)" "qpi_uncore $nfn $nfn"
 t_end
 
 t_begin "release_refused_while_qpi_uncore_events_are_open"

@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by qpi_uncore_takeover.sh: qpi-uncore-takeover against a fake
+# sysfs, for what the real one cannot stage (a state between two reads of
+# the tool, a missing module).  Needs $TOOL and lib.sh; runs on the host
+# too, as root or not:
+#   cd selftests && sh -c '. ./lib.sh; TOOL=../tools/takeover/qpi-uncore-takeover
+#     ktap_plan 1; . ./takeover_fake.sh; ktap_finish'
+# (as root with /run/qpi-uncore-takeover.test-mode present).
+
+F=${TMPDIR:-/tmp}/qpit-fake
+
+# fake_init: a fake sysfs with intel_uncore loaded, no function yet
+fake_init()
+{
+	rm -rf "$F"
+	mkdir -p "$F/sys/bus/pci/devices" "$F/sys/bus/pci/drivers/snbep_uncore" \
+		"$F/sys/bus/pci/drivers/qpi_uncore" "$F/sys/module/intel_uncore" "$F/run"
+	echo 0 > "$F/sys/module/intel_uncore/refcnt"
+	: > "$F/trace"
+}
+
+# fake_fn BDF DEVICE DRIVER [OVERRIDE]: a function, DRIVER - for none
+fake_fn()
+{
+	d=$F/sys/bus/pci/devices/$1
+	mkdir -p "$d"
+	echo 0x8086 > "$d/vendor"
+	echo "$2" > "$d/device"
+	echo "${4:-(null)}" > "$d/driver_override"
+	if [ "$3" != - ]; then
+		ln -s "../../drivers/$3" "$d/driver"
+		ln -s "../../devices/$1" "$F/sys/bus/pci/drivers/$3/$1"
+	fi
+}
+
+# fake_state: driver and driver_override of every function, one line
+fake_state()
+{
+	for d in "$F"/sys/bus/pci/devices/*; do
+		drv=-
+		[ -e "$d/driver" ] && drv=$(basename "$(readlink "$d/driver")")
+		printf '%s %s %s;' "${d##*/}" "$drv" "$(cat "$d/driver_override")"
+	done
+}
+
+fk()
+{
+	QPI_TAKEOVER_SYSFS=$F/sys QPI_TAKEOVER_RUNDIR=$F/run QPI_TAKEOVER_TRACE=$F/trace \
+		"$TOOL" "$@"
+}
+
+# The udev rule runs --boot once per function, so a coldplug starts a dozen
+# at once: after the first, the others must find the work done and exit
+# before queueing on the lock.
+t_begin "fake_boot_when_done_exits_early"
+fake_init
+mkdir -p "$F/sys/module/qpi_uncore"
+fake_fn 0000:7f:08.0 0x3c41 qpi_uncore qpi_uncore
+fake_fn 0000:7f:09.0 0x3c42 qpi_uncore qpi_uncore
+fake_fn 0000:7f:0e.1 0x3c44 snbep_uncore
+fake_fn 0000:7f:13.5 0x3c86 qpi_uncore
+fake_fn 0000:7f:08.3 0x3c86 - qpi_uncore
+# reserved and unbound, qpi_uncore not loaded: what --boot leaves without it
+rmdir "$F/sys/module/qpi_uncore"
+rm "$F/sys/bus/pci/devices/0000:7f:0e.1/driver" "$F/sys/bus/pci/drivers/snbep_uncore/0000:7f:0e.1"
+rm "$F/sys/bus/pci/devices/0000:7f:08.0/driver" "$F/sys/bus/pci/drivers/qpi_uncore/0000:7f:08.0"
+rm "$F/sys/bus/pci/devices/0000:7f:09.0/driver" "$F/sys/bus/pci/drivers/qpi_uncore/0000:7f:09.0"
+echo qpi_uncore > "$F/sys/bus/pci/devices/0000:7f:0e.1/driver_override"
+rm "$F/sys/bus/pci/devices/0000:7f:13.5/driver" "$F/sys/bus/pci/drivers/qpi_uncore/0000:7f:13.5"
+echo qpi_uncore > "$F/sys/bus/pci/devices/0000:7f:13.5/driver_override"
+before=$(fake_state)
+for i in 1 2 3 4 5; do
+	fk --boot || fail "--boot run $i: exit $?"
+done
+expect_eq "nothing changed" "$(fake_state)" "$before"
+expect_eq "five early exits, no lock, no write" "$(sort "$F/trace" | uniq -c | tr -s ' ')" \
+	" 5 boot: already done"
+# bound to qpi_uncore, loaded: done too
+mkdir -p "$F/sys/module/qpi_uncore"
+for b in 0000:7f:08.0 0000:7f:09.0 0000:7f:0e.1 0000:7f:13.5 0000:7f:08.3; do
+	ln -s ../../drivers/qpi_uncore "$F/sys/bus/pci/devices/$b/driver"
+	ln -s "../../devices/$b" "$F/sys/bus/pci/drivers/qpi_uncore/$b"
+done
+before=$(fake_state)
+: > "$F/trace"
+fk --boot; fk --boot
+expect_eq "bound: nothing changed" "$(fake_state)" "$before"
+expect_eq "bound: early exits" "$(paste -sd, - < "$F/trace")" "boot: already done,boot: already done"
+# one function still intel_uncore's: not done, the full run under the lock
+rm "$F/sys/bus/pci/devices/0000:7f:0e.1/driver" "$F/sys/bus/pci/drivers/qpi_uncore/0000:7f:0e.1"
+fake_fn 0000:7f:0e.1 0x3c44 snbep_uncore
+: > "$F/trace"
+fk --boot
+grep -qx lock "$F/trace" || fail "with intel_uncore's function left, no lock taken: $(cat "$F/trace")"
+grep -qx 'write bus/pci/drivers/snbep_uncore/unbind 0000:7f:0e.1' "$F/trace" ||
+	fail "not unbound from snbep_uncore: $(cat "$F/trace")"
+t_end
