@@ -10,14 +10,17 @@
 # stage (takeover_fake.sh).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 15
+ktap_plan 17
 
 TOOL=/usr/sbin/qpi-uncore-takeover
 INTEL=${PLATFORM}_uncore
 P=/tmp/qpit
 LX=/usr/libexec/qpivm
 RELEASED=/run/qpi-uncore-released
+# the tool honours its QPI_TAKEOVER_* hooks only while this exists
+TEST_MODE=/run/qpi-uncore-takeover.test-mode
 mkdir -p $P
+: > $TEST_MODE
 # the functions the tool hands over, from the tool itself
 IDS=$(sed -n '/^IDS="/,/"$/p' $TOOL | grep -oE '0x[0-9a-f]{4}' | tr '\n' ' ')
 
@@ -35,8 +38,26 @@ printf '#!/bin/sh\necho "modprobe: FATAL: Module $1 not found" >&2\nexit 1\n' > 
 chmod +x $P/modprobe $P/modprobe-fail
 export QPI_TAKEOVER_MODPROBE=$P/modprobe
 
+# kmp: kmod's modprobe over a modules.dep of the stock intel_uncore and
+# qpi_uncore, with the shipped modprobe.d file.  The same tree is the
+# running kernel's /lib/modules/$kv, where the guest's own modprobe finds
+# qpi_uncore (the tool runs it when the test mode is off).
+kmp() { $LX/modprobe -d $P/root -C $LX/modprobe.d "$@"; }
+kv=$(uname -r)
+mkdir -p $P/root/lib/modules/$kv/kernel $P/root/lib/modules/$kv/updates
+cp /lib/modules/stock/*.ko $P/root/lib/modules/$kv/kernel/
+cp "$MODDIR/qpi_uncore.ko" $P/root/lib/modules/$kv/updates/
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	: > $P/root/lib/modules/$kv/$f
+done
+$LX/depmod -b $P/root "$kv" > $P/depmod.out 2>&1 || echo "depmod failed" >> $P/depmod.out
+printf '#!/bin/sh\nexec %s/modprobe -d %s/root -C %s/modprobe.d "$@"\n' $LX $P $LX > $P/kmodprobe
+chmod +x $P/kmodprobe
+[ -e /lib/modules/$kv ] || ln -s $P/root/lib/modules/$kv /lib/modules/$kv
+
 # Whatever happens, leave no udevd, rule or module behind for later tests.
-trap 'udev_stop; rm -f /etc/udev/rules.d/60-qpi-uncore.rules $RELEASED
+trap 'udev_stop; rm -f /etc/udev/rules.d/60-qpi-uncore.rules $RELEASED $TEST_MODE
+      [ -h /lib/modules/$kv ] && rm /lib/modules/$kv
       grep -q "^qpi_uncore " /proc/modules && rmmod qpi_uncore
       grep -q "^intel_uncore " /proc/modules && rmmod intel_uncore' EXIT
 
@@ -130,19 +151,6 @@ udev_stop()
 
 settle() { $LX/udevadm settle --timeout=120 || fail "udevadm settle timed out"; }
 
-# kmp: kmod's modprobe over a modules.dep of the stock intel_uncore and
-# qpi_uncore, with the shipped modprobe.d file
-kmp() { $LX/modprobe -d $P/root -C $LX/modprobe.d "$@"; }
-kv=$(uname -r)
-mkdir -p $P/root/lib/modules/$kv/kernel $P/root/lib/modules/$kv/updates
-cp /lib/modules/stock/*.ko $P/root/lib/modules/$kv/kernel/
-cp "$MODDIR/qpi_uncore.ko" $P/root/lib/modules/$kv/updates/
-for f in modules.order modules.builtin modules.builtin.modinfo; do
-	: > $P/root/lib/modules/$kv/$f
-done
-$LX/depmod -b $P/root "$kv" > $P/depmod.out 2>&1 || echo "depmod failed" >> $P/depmod.out
-printf '#!/bin/sh\nexec %s/modprobe -d %s/root -C %s/modprobe.d "$@"\n' $LX $P $LX > $P/kmodprobe
-chmod +x $P/kmodprobe
 
 . "$HERE/takeover_fake.sh"
 
@@ -189,6 +197,29 @@ EOT
 expect_eq "exit" "$(cat $P/t1b.rc)" 1
 grep -q "refused: intel_uncore has 1 references" $P/t1b || fail "message: $(cat $P/t1b)"
 expect_eq "nothing changed" "$(owners)" "$INTEL $nfn"
+t_end
+
+# Root without the test bench's file: every QPI_TAKEOVER_* hook is ignored,
+# the tool works on the real /sys and /run and loads qpi_uncore with the
+# system's modprobe (busybox's here, from /lib/modules/$kv).
+t_begin "hooks_ignored_without_test_mode"
+qpiu_unload
+mkdir -p $P/hook
+printf '#!/bin/sh\n: > %s/hook-ran\nexit 1\n' $P > $P/hook/modprobe
+chmod +x $P/hook/modprobe
+rm -f $TEST_MODE $P/hook-ran $P/hook-trace
+QPI_TAKEOVER_SYSFS=$P/hook QPI_TAKEOVER_RUNDIR=$P/hook QPI_TAKEOVER_MODPROBE=$P/hook/modprobe \
+	QPI_TAKEOVER_TRACE=$P/hook-trace QPI_TAKEOVER_LOCKED=1 $TOOL > $P/h1 2>&1
+expect_eq "exit" "$?" 0
+: > $TEST_MODE
+grep -q "qpi_uncore now drives the $nfn" $P/h1 || fail "message: $(cat $P/h1)"
+expect_eq "owners" "$(owners)" "qpi_uncore $nfn"
+[ -e $P/hook-ran ] && fail "QPI_TAKEOVER_MODPROBE ran"
+[ -e $P/hook-trace ] && fail "QPI_TAKEOVER_TRACE written: $(cat $P/hook-trace)"
+[ -e $P/hook/qpi-uncore-takeover.lock ] && fail "lock taken in QPI_TAKEOVER_RUNDIR"
+# back to intel_uncore for the next case (which hands over by hand again)
+$TOOL --release > $P/h2 2>&1 || fail "release: $(cat $P/h2)"
+expect_eq "released" "$(owners)" "$INTEL $nfn"
 t_end
 
 t_begin "takeover_keeps_intel_uncore_other_pmus"

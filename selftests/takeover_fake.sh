@@ -49,6 +49,15 @@ fk()
 		"$TOOL" "$@"
 }
 
+# fk_as_nobody SETPRIV ARGS: the tool as an unprivileged user
+fk_as_nobody()
+{
+	sp=$1
+	shift
+	QPI_TAKEOVER_SYSFS=$F/sys QPI_TAKEOVER_RUNDIR=$F/run QPI_TAKEOVER_TRACE=$F/trace \
+		"$sp" --reuid=65534 --regid=65534 --clear-groups "$TOOL" "$@"
+}
+
 # The udev rule runs --boot once per function, so a coldplug starts a dozen
 # at once: after the first, the others must find the work done and exit
 # before queueing on the lock.
@@ -90,8 +99,59 @@ expect_eq "bound: early exits" "$(paste -sd, - < "$F/trace")" "boot: already don
 rm "$F/sys/bus/pci/devices/0000:7f:0e.1/driver" "$F/sys/bus/pci/drivers/qpi_uncore/0000:7f:0e.1"
 fake_fn 0000:7f:0e.1 0x3c44 snbep_uncore
 : > "$F/trace"
-fk --boot
+fk --boot 2> /dev/null
 grep -qx lock "$F/trace" || fail "with intel_uncore's function left, no lock taken: $(cat "$F/trace")"
 grep -qx 'write bus/pci/drivers/snbep_uncore/unbind 0000:7f:0e.1' "$F/trace" ||
 	fail "not unbound from snbep_uncore: $(cat "$F/trace")"
+t_end
+
+# QPI_TAKEOVER_* are test hooks: root honours them only while the test
+# bench's /run/qpi-uncore-takeover.test-mode exists, a process without
+# capabilities always (it can harm nothing with them).  QPI_TAKEOVER_LOCKED,
+# which skipped the lock, is gone; the module loader hook runs quoted.
+t_begin "fake_hooks_only_in_test_mode"
+fake_init
+fake_fn 0000:7f:08.0 0x3c41 snbep_uncore
+fake_fn 0000:7f:08.3 0x3c86 snbep_uncore
+printf '#!/bin/sh\necho "$*" >> "%s/modprobe.log"\nexit 1\n' "$F" > "$F/my modprobe"
+chmod +x "$F/my modprobe"
+QPI_TAKEOVER_LOCKED=1 QPI_TAKEOVER_MODPROBE="$F/my modprobe" fk > "$F/out" 2>&1
+expect_eq "exit" "$?" 1
+expect_eq "the lock is taken whatever QPI_TAKEOVER_LOCKED says" "$(head -n 1 "$F/trace")" lock
+expect_eq "the module loader, quoted" "$(cat "$F/modprobe.log" 2> /dev/null)" qpi_uncore
+grep -q "loading qpi_uncore failed" "$F/out" || fail "message: $(cat "$F/out")"
+if [ "$(id -u)" = 0 ]; then
+	mark=/run/qpi-uncore-takeover.test-mode
+	rel=/run/qpi-uncore-released
+	fake_init
+	fake_fn 0000:7f:08.0 0x3c41 snbep_uncore
+	before=$(fake_state)
+	# test mode off: the tool reads the real /sys and /run, where a
+	# release makes --boot do nothing, whatever this machine has
+	had_rel=0
+	[ -e $rel ] && had_rel=1
+	: > $rel
+	rm -f $mark
+	QPI_TAKEOVER_MODPROBE="$F/my modprobe" fk --boot > "$F/out" 2>&1
+	rc=$?
+	: > $mark
+	[ $had_rel = 1 ] || rm -f $rel
+	expect_eq "test mode off: exit" "$rc" 0
+	expect_eq "test mode off: fake sysfs untouched" "$(fake_state)" "$before"
+	[ -e "$F/sys/bus/pci/drivers/snbep_uncore/unbind" ] && fail "test mode off: unbound in the fake sysfs"
+	expect_eq "test mode off: no trace" "$(cat "$F/trace")" ""
+	expect_eq "test mode off: silent" "$(cat "$F/out")" ""
+	# without capabilities the hooks work: the hand-over in the fake sysfs
+	# util-linux's: busybox's setpriv has no --reuid
+	sp=/usr/libexec/qpivm/setpriv
+	[ -x $sp ] || sp=$(command -v setpriv)
+	chown -R 65534:65534 "$F"
+	QPI_TAKEOVER_MODPROBE="$F/my modprobe" \
+		fk_as_nobody "$sp" --boot > "$F/out" 2>&1
+	rc=$?
+	expect_eq "no capabilities: exit" "$rc" 0
+	[ $rc = 0 ] || fail "output: $(cat "$F/out")"
+	expect_eq "no capabilities: marked and unbound" "$(grep write "$F/trace" | paste -sd, -)" \
+		"write bus/pci/devices/0000:7f:08.0/driver_override qpi_uncore,write bus/pci/drivers/snbep_uncore/unbind 0000:7f:08.0"
+fi
 t_end

@@ -57,7 +57,19 @@ echo 0x8086 > "$fn/vendor"
 echo 0x3c41 > "$fn/device"
 echo '(null)' > "$fn/driver_override"
 ln -s ../../drivers/snbep_uncore "$fn/driver"
-take() { QPI_TAKEOVER_SYSFS=$fake QPI_TAKEOVER_RUNDIR=$tmp/run tools/takeover/qpi-uncore-takeover "$@"; }
+# The tool honours QPI_TAKEOVER_* only in test mode: root drops every
+# capability for it (a process without any is in test mode).
+take()
+{
+	local as=()
+	if [[ $EUID == 0 ]]; then
+		chmod 755 "$tmp"
+		chown -R 65534:65534 "$fake" "$tmp/run"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	fi
+	"${as[@]}" env QPI_TAKEOVER_SYSFS="$fake" QPI_TAKEOVER_RUNDIR="$tmp/run" \
+		tools/takeover/qpi-uncore-takeover "$@"
+}
 out=$(take 2>&1)
 trc=$?
 [[ $trc == 1 && $out == *"refused: intel_uncore is built into this kernel"*"run again with --force"* ]] &&
