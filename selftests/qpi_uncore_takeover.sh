@@ -10,9 +10,10 @@
 # stage (takeover_fake.sh).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 17
+ktap_plan 19
 
 TOOL=/usr/sbin/qpi-uncore-takeover
+QPISTAT=/tools/bin/qpistat
 INTEL=${PLATFORM}_uncore
 P=/tmp/qpit
 LX=/usr/libexec/qpivm
@@ -281,6 +282,16 @@ grep -q "loading qpi_uncore failed: modprobe: FATAL: Module qpi_uncore not found
 	fail "message: $(cat $P/t7)"
 expect_eq "reserved for qpi_uncore" "$(owners) $(overrides)" "none $nfn $nfn"
 [ -e $RELEASED ] && fail "$RELEASED left after a takeover"
+# qpistat says why no QPI PMU exists
+first=$(for d in /sys/bus/pci/devices/*; do
+	grep -qx qpi_uncore "$d/driver_override" && echo "${d##*/}"; done | LC_ALL=C sort | head -n 1)
+out=$($QPISTAT -I 10 -c 1 2>&1)
+expect_eq "qpistat exit (EX_UNAVAILABLE)" "$?" 69
+expect_eq "qpistat" "$(echo "$out" | head -n 3)" "qpistat: no uncore_qpi_* PMU in /sys/bus/event_source/devices.
+  $nfn PCI functions (the first $first) are reserved for qpi_uncore
+  (driver_override) and bound to no driver; intel_uncore cannot take them."
+echo "$out" | grep -qF "qpi_uncore is not loaded: modprobe qpi_uncore." || fail "qpistat: $out"
+echo "$out" | grep -qF "qpi-uncore-takeover --release." || fail "qpistat: $out"
 $TOOL --release > $P/t8 2>&1 || fail "release failed: $(cat $P/t8)"
 expect_eq "back with intel_uncore" "$(owners) $(overrides)" "$INTEL $nfn 0"
 t_end
@@ -369,6 +380,29 @@ qpi_and_ubox 99991
 expect_num "counts" "$QCOUNT" 99991
 # udevd parsed the rule without a complaint
 grep -i "60-qpi-uncore" $P/udevd.log && fail "udevd about the rule: $(grep -i 60-qpi-uncore $P/udevd.log)"
+t_end
+
+# A kernel upgrade whose DKMS build failed: no qpi_uncore.ko for the
+# running kernel.  The rule reserves nothing, intel_uncore keeps the
+# functions and their PMUs, and the tool by hand says why it refuses.
+t_begin "udev_without_the_module_claims_nothing"
+mv $P/root/lib/modules/$kv/updates/qpi_uncore.ko $P/qpi_uncore.ko.away
+$LX/depmod -b $P/root "$kv" > /dev/null 2>&1
+fresh
+expect_eq "nothing reserved" "$(overrides)" 0
+kmp intel_uncore > $P/m1 2>&1
+settle
+expect_eq "intel_uncore keeps them" "$(owners) $(overrides)" "$INTEL $nfn 0"
+grep -q '^qpi_uncore ' /proc/modules && fail "qpi_uncore loaded"
+$TOOL > $P/m2 2>&1
+expect_eq "by hand: exit" "$?" 1
+grep -q "refused: qpi_uncore is not installed for this kernel (no qpi_uncore.ko in /lib/modules/$kv/modules.dep)" $P/m2 ||
+	fail "message: $(cat $P/m2)"
+expect_eq "by hand: nothing changed" "$(owners) $(overrides)" "$INTEL $nfn 0"
+qpi_and_ubox 8086
+expect_num "intel_uncore counts" "$QCOUNT" 8086
+mv $P/qpi_uncore.ko.away $P/root/lib/modules/$kv/updates/qpi_uncore.ko
+$LX/depmod -b $P/root "$kv" > /dev/null 2>&1
 t_end
 
 udev_stop

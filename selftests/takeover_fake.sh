@@ -9,13 +9,19 @@
 
 F=${TMPDIR:-/tmp}/qpit-fake
 
-# fake_init: a fake sysfs with intel_uncore loaded, no function yet
+KV=$(uname -r)
+
+# fake_init: a fake sysfs with intel_uncore loaded, no function yet;
+# qpi_uncore installed for the running kernel
 fake_init()
 {
 	rm -rf "$F"
 	mkdir -p "$F/sys/bus/pci/devices" "$F/sys/bus/pci/drivers/snbep_uncore" \
-		"$F/sys/bus/pci/drivers/qpi_uncore" "$F/sys/module/intel_uncore" "$F/run"
+		"$F/sys/bus/pci/drivers/qpi_uncore" "$F/sys/module/intel_uncore" "$F/run" \
+		"$F/modules/$KV/updates/dkms"
 	echo 0 > "$F/sys/module/intel_uncore/refcnt"
+	: > "$F/modules/$KV/updates/dkms/qpi_uncore.ko.xz"
+	printf 'kernel/fs/x.ko:\nupdates/dkms/qpi_uncore.ko.xz:\n' > "$F/modules/$KV/modules.dep"
 	: > "$F/trace"
 }
 
@@ -46,7 +52,7 @@ fake_state()
 fk()
 {
 	QPI_TAKEOVER_SYSFS=$F/sys QPI_TAKEOVER_RUNDIR=$F/run QPI_TAKEOVER_TRACE=$F/trace \
-		"$TOOL" "$@"
+		QPI_TAKEOVER_MODULES=$F/modules "$TOOL" "$@"
 }
 
 # fk_as_nobody SETPRIV ARGS: the tool as an unprivileged user
@@ -55,7 +61,7 @@ fk_as_nobody()
 	sp=$1
 	shift
 	QPI_TAKEOVER_SYSFS=$F/sys QPI_TAKEOVER_RUNDIR=$F/run QPI_TAKEOVER_TRACE=$F/trace \
-		"$sp" --reuid=65534 --regid=65534 --clear-groups "$TOOL" "$@"
+		QPI_TAKEOVER_MODULES=$F/modules "$sp" --reuid=65534 --regid=65534 --clear-groups "$TOOL" "$@"
 }
 
 # The udev rule runs --boot once per function, so a coldplug starts a dozen
@@ -154,4 +160,42 @@ if [ "$(id -u)" = 0 ]; then
 	expect_eq "no capabilities: marked and unbound" "$(grep write "$F/trace" | paste -sd, -)" \
 		"write bus/pci/devices/0000:7f:08.0/driver_override qpi_uncore,write bus/pci/drivers/snbep_uncore/unbind 0000:7f:08.0"
 fi
+t_end
+
+# No qpi_uncore.ko for the running kernel (a DKMS build that failed after a
+# kernel upgrade): nothing is reserved for it, and intel_uncore keeps the
+# functions and their PMUs.
+t_begin "fake_nothing_claimed_without_the_module"
+fake_init
+fk --installed
+expect_eq "installed (updates/dkms, xz)" "$?" 0
+rm "$F/modules/$KV/updates/dkms/qpi_uncore.ko.xz"
+fk --installed
+expect_eq "in modules.dep, file gone" "$?" 1
+printf 'kernel/fs/x.ko:\nupdates/dkms/xqpi_uncore.ko:\n' > "$F/modules/$KV/modules.dep"
+: > "$F/modules/$KV/updates/dkms/xqpi_uncore.ko"
+fk --installed
+expect_eq "another module's name ending in qpi_uncore" "$?" 1
+rm "$F/modules/$KV/modules.dep"
+fk --installed
+expect_eq "no modules.dep" "$?" 1
+mkdir "$F/sys/module/qpi_uncore"
+fk --installed
+expect_eq "loaded (insmod by hand)" "$?" 0
+rmdir "$F/sys/module/qpi_uncore"
+fake_fn 0000:7f:08.0 0x3c41 snbep_uncore
+fake_fn 0000:7f:08.3 0x3c86 snbep_uncore
+before=$(fake_state)
+fk --boot > "$F/out" 2>&1
+expect_eq "--boot: exit" "$?" 0
+expect_eq "--boot: silent" "$(cat "$F/out")" ""
+expect_eq "--boot: nothing written" "$(cat "$F/trace")" "boot: qpi_uncore is not installed"
+expect_eq "--boot: intel_uncore keeps them" "$(fake_state)" "$before"
+: > "$F/trace"
+fk > "$F/out" 2>&1
+expect_eq "by hand: exit" "$?" 1
+expect_eq "by hand: message" "$(cat "$F/out")" \
+	"qpi-uncore-takeover: refused: qpi_uncore is not installed for this kernel (no qpi_uncore.ko in $F/modules/$KV/modules.dep), and intel_uncore keeps the functions until it is; install it (make install, or dkms autoinstall after a failed DKMS build) and run again"
+expect_eq "by hand: nothing written" "$(grep -v '^lock$' "$F/trace")" ""
+expect_eq "by hand: intel_uncore keeps them" "$(fake_state)" "$before"
 t_end

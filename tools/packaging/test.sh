@@ -53,6 +53,10 @@ result $ok "qpi-uncore-takeover and the udev rule list the driver's $(echo "$drv
 fake=$tmp/sys
 fn=$fake/bus/pci/devices/0000:7f:08.2
 mkdir -p "$fn" "$fake/bus/pci/drivers/snbep_uncore" "$fake/module/intel_uncore" "$tmp/run"
+# qpi_uncore installed for the running kernel, as modprobe would find it
+mkdir -p "$tmp/modules/$(uname -r)/updates"
+: > "$tmp/modules/$(uname -r)/updates/qpi_uncore.ko"
+echo "updates/qpi_uncore.ko:" > "$tmp/modules/$(uname -r)/modules.dep"
 echo 0x8086 > "$fn/vendor"
 echo 0x3c41 > "$fn/device"
 echo '(null)' > "$fn/driver_override"
@@ -68,7 +72,7 @@ take()
 		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	fi
 	"${as[@]}" env QPI_TAKEOVER_SYSFS="$fake" QPI_TAKEOVER_RUNDIR="$tmp/run" \
-		tools/takeover/qpi-uncore-takeover "$@"
+		QPI_TAKEOVER_MODULES="$tmp/modules" tools/takeover/qpi-uncore-takeover "$@"
 }
 out=$(take 2>&1)
 trc=$?
