@@ -10,7 +10,7 @@
 # stage (takeover_fake.sh).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 19
+ktap_plan 21
 
 TOOL=/usr/sbin/qpi-uncore-takeover
 QPISTAT=/tools/bin/qpistat

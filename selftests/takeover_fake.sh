@@ -20,6 +20,8 @@ fake_init()
 		"$F/sys/bus/pci/drivers/qpi_uncore" "$F/sys/module/intel_uncore" "$F/run" \
 		"$F/modules/$KV/updates/dkms"
 	echo 0 > "$F/sys/module/intel_uncore/refcnt"
+	mkdir -p "$F/proc/1/fd"
+	ln -s /dev/null "$F/proc/1/fd/0"
 	: > "$F/modules/$KV/updates/dkms/qpi_uncore.ko.xz"
 	printf 'kernel/fs/x.ko:\nupdates/dkms/qpi_uncore.ko.xz:\n' > "$F/modules/$KV/modules.dep"
 	: > "$F/trace"
@@ -45,14 +47,19 @@ fake_state()
 	for d in "$F"/sys/bus/pci/devices/*; do
 		drv=-
 		[ -e "$d/driver" ] && drv=$(basename "$(readlink "$d/driver")")
-		printf '%s %s %s;' "${d##*/}" "$drv" "$(cat "$d/driver_override")"
+		o=$(cat "$d/driver_override")
+		# sysfs shows a cleared override as (null), a file as written
+		printf '%s %s %s;' "${d##*/}" "$drv" "${o:-(null)}"
 	done
 }
 
+# fk ARGS: the tool on the fake sysfs; FK_MODPROBE its module loader
+# (default false: a fake sysfs must never load a real module)
 fk()
 {
 	QPI_TAKEOVER_SYSFS=$F/sys QPI_TAKEOVER_RUNDIR=$F/run QPI_TAKEOVER_TRACE=$F/trace \
-		QPI_TAKEOVER_MODULES=$F/modules "$TOOL" "$@"
+		QPI_TAKEOVER_MODULES=$F/modules QPI_TAKEOVER_PROC=$F/proc \
+		QPI_TAKEOVER_MODPROBE=${FK_MODPROBE:-false} "$TOOL" "$@"
 }
 
 # fk_as_nobody SETPRIV ARGS: the tool as an unprivileged user
@@ -61,7 +68,7 @@ fk_as_nobody()
 	sp=$1
 	shift
 	QPI_TAKEOVER_SYSFS=$F/sys QPI_TAKEOVER_RUNDIR=$F/run QPI_TAKEOVER_TRACE=$F/trace \
-		QPI_TAKEOVER_MODULES=$F/modules "$sp" --reuid=65534 --regid=65534 --clear-groups "$TOOL" "$@"
+		QPI_TAKEOVER_MODULES=$F/modules QPI_TAKEOVER_MODPROBE=${FK_MODPROBE:-false} "$sp" --reuid=65534 --regid=65534 --clear-groups "$TOOL" "$@"
 }
 
 # The udev rule runs --boot once per function, so a coldplug starts a dozen
@@ -121,7 +128,7 @@ fake_fn 0000:7f:08.0 0x3c41 snbep_uncore
 fake_fn 0000:7f:08.3 0x3c86 snbep_uncore
 printf '#!/bin/sh\necho "$*" >> "%s/modprobe.log"\nexit 1\n' "$F" > "$F/my modprobe"
 chmod +x "$F/my modprobe"
-QPI_TAKEOVER_LOCKED=1 QPI_TAKEOVER_MODPROBE="$F/my modprobe" fk > "$F/out" 2>&1
+QPI_TAKEOVER_LOCKED=1 FK_MODPROBE="$F/my modprobe" fk > "$F/out" 2>&1
 expect_eq "exit" "$?" 1
 expect_eq "the lock is taken whatever QPI_TAKEOVER_LOCKED says" "$(head -n 1 "$F/trace")" lock
 expect_eq "the module loader, quoted" "$(cat "$F/modprobe.log" 2> /dev/null)" qpi_uncore
@@ -138,7 +145,7 @@ if [ "$(id -u)" = 0 ]; then
 	[ -e $rel ] && had_rel=1
 	: > $rel
 	rm -f $mark
-	QPI_TAKEOVER_MODPROBE="$F/my modprobe" fk --boot > "$F/out" 2>&1
+	FK_MODPROBE="$F/my modprobe" fk --boot > "$F/out" 2>&1
 	rc=$?
 	: > $mark
 	[ $had_rel = 1 ] || rm -f $rel
@@ -152,8 +159,7 @@ if [ "$(id -u)" = 0 ]; then
 	sp=/usr/libexec/qpivm/setpriv
 	[ -x $sp ] || sp=$(command -v setpriv)
 	chown -R 65534:65534 "$F"
-	QPI_TAKEOVER_MODPROBE="$F/my modprobe" \
-		fk_as_nobody "$sp" --boot > "$F/out" 2>&1
+	FK_MODPROBE="$F/my modprobe" fk_as_nobody "$sp" --boot > "$F/out" 2>&1
 	rc=$?
 	expect_eq "no capabilities: exit" "$rc" 0
 	[ $rc = 0 ] || fail "output: $(cat "$F/out")"
@@ -198,4 +204,84 @@ expect_eq "by hand: message" "$(cat "$F/out")" \
 	"qpi-uncore-takeover: refused: qpi_uncore is not installed for this kernel (no qpi_uncore.ko in $F/modules/$KV/modules.dep), and intel_uncore keeps the functions until it is; install it (make install, or dkms autoinstall after a failed DKMS build) and run again"
 expect_eq "by hand: nothing written" "$(grep -v '^lock$' "$F/trace")" ""
 expect_eq "by hand: intel_uncore keeps them" "$(fake_state)" "$before"
+t_end
+
+# fake_race SCRIPT: what QPI_TAKEOVER_RACE runs between the marks and the
+# second check
+fake_race()
+{
+	printf '#!/bin/sh\n%s\n' "$1" > "$F/race"
+	chmod +x "$F/race"
+}
+
+writes() { grep '^write' "$F/trace" | paste -sd, -; }
+
+# Between the first check and the unbinds an event can be opened on one of
+# intel_uncore's PMUs: the second check, after the marks, sees it and puts
+# every driver_override back as it found it.
+t_begin "fake_second_check_rolls_back"
+fake_init
+fake_fn 0000:7f:08.0 0x3c41 snbep_uncore
+fake_fn 0000:7f:08.3 0x3c86 snbep_uncore qpi_uncore
+fake_fn 0000:7f:09.0 0x3c42 -
+before=$(fake_state)
+fake_race "echo 1 > $F/sys/module/intel_uncore/refcnt"
+QPI_TAKEOVER_RACE=$F/race fk > "$F/out" 2>&1
+expect_eq "event opened: exit" "$?" 1
+grep -q "^qpi-uncore-takeover: refused: intel_uncore has 1 references, perf events open on its PMUs (the kernel does not say which), .*, opened while the functions were being marked; nothing handed over, run again\$" "$F/out" ||
+	fail "event opened: message: $(cat "$F/out")"
+expect_eq "event opened: marked, then put back, no unbind" "$(writes)" \
+	"write bus/pci/devices/0000:7f:08.0/driver_override qpi_uncore,write bus/pci/devices/0000:7f:08.3/driver_override qpi_uncore,write bus/pci/devices/0000:7f:09.0/driver_override qpi_uncore,write bus/pci/devices/0000:7f:08.0/driver_override ,write bus/pci/devices/0000:7f:09.0/driver_override "
+expect_eq "event opened: as before" "$(fake_state)" "$before"
+# intel_uncore binds a function meanwhile
+echo 0 > "$F/sys/module/intel_uncore/refcnt"
+fake_race "ln -s ../../drivers/snbep_uncore $F/sys/bus/pci/devices/0000:7f:09.0/driver"
+: > "$F/trace"
+QPI_TAKEOVER_RACE=$F/race fk > "$F/out" 2>&1
+expect_eq "function bound: exit" "$?" 1
+expect_eq "function bound: message" "$(cat "$F/out")" \
+	"qpi-uncore-takeover: refused: intel_uncore's functions changed while they were being marked; nothing handed over, run again"
+rm "$F/sys/bus/pci/devices/0000:7f:09.0/driver"
+expect_eq "function bound: as before" "$(fake_state)" "$before"
+grep -q unbind "$F/trace" && fail "function bound: unbound: $(writes)"
+# nothing happens meanwhile: handed over
+fake_race true
+: > "$F/trace"
+QPI_TAKEOVER_RACE=$F/race fk --boot > "$F/out" 2>&1
+expect_eq "quiet: exit" "$?" 0
+expect_eq "quiet: marked and unbound" "$(writes)" \
+	"write bus/pci/devices/0000:7f:08.0/driver_override qpi_uncore,write bus/pci/devices/0000:7f:08.3/driver_override qpi_uncore,write bus/pci/devices/0000:7f:09.0/driver_override qpi_uncore,write bus/pci/drivers/snbep_uncore/unbind 0000:7f:08.0,write bus/pci/drivers/snbep_uncore/unbind 0000:7f:08.3"
+t_end
+
+# Built into the kernel, intel_uncore keeps no count of its events, and
+# --boot has no operator to say --force: it wants no perf event open in any
+# process, before the marks and after them.
+t_begin "fake_builtin_boot_checks_perf_descriptors"
+fake_init
+rm "$F/sys/module/intel_uncore/refcnt"
+fake_fn 0000:7f:08.0 0x3c41 snbep_uncore
+fake_fn 0000:7f:08.3 0x3c86 snbep_uncore
+before=$(fake_state)
+mkdir -p "$F/proc/4242/fd"
+ln -s 'anon_inode:[perf_event]' "$F/proc/4242/fd/5"
+ln -s 'anon_inode:[perf_event]' "$F/proc/4242/fd/6"
+fk --boot > "$F/out" 2>&1
+expect_eq "open before: exit" "$?" 1
+expect_eq "open before: message" "$(cat "$F/out")" \
+	"qpi-uncore-takeover: refused: intel_uncore is built into this kernel, which keeps no count of the perf events open on its PMUs, and processes 4242 hold perf events (on which PMU, the kernel does not say); close them (perf, monitoring agents) and run again"
+expect_eq "open before: nothing written" "$(writes)" ""
+expect_eq "open before: as before" "$(fake_state)" "$before"
+rm -r "$F/proc/4242"
+fake_race "mkdir -p $F/proc/77/fd; ln -s 'anon_inode:[perf_event]' $F/proc/77/fd/3"
+QPI_TAKEOVER_RACE=$F/race fk --boot > "$F/out" 2>&1
+expect_eq "opened meanwhile: exit" "$?" 1
+grep -q "processes 77 hold perf events (on which PMU, the kernel does not say), opened while the functions were being marked; nothing handed over, run again" "$F/out" ||
+	fail "opened meanwhile: message: $(cat "$F/out")"
+expect_eq "opened meanwhile: as before" "$(fake_state)" "$before"
+grep -q unbind "$F/trace" && fail "opened meanwhile: unbound: $(writes)"
+rm -r "$F/proc/77"
+: > "$F/trace"
+fk --boot > "$F/out" 2>&1
+expect_eq "none open: exit" "$?" 0
+grep -q 'unbind 0000:7f:08.3' "$F/trace" || fail "none open: not unbound: $(writes)"
 t_end
