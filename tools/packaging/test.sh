@@ -62,7 +62,8 @@ echo 0x3c41 > "$fn/device"
 echo '(null)' > "$fn/driver_override"
 ln -s ../../drivers/snbep_uncore "$fn/driver"
 # The tool honours QPI_TAKEOVER_* only in test mode: root drops every
-# capability for it (a process without any is in test mode).
+# capability for it (a process that is neither root nor has any is in test
+# mode).
 take()
 {
 	local as=()
