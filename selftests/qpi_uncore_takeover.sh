@@ -6,17 +6,22 @@
 # every boot, run for real: systemd-udevd with the shipped rule and kmod's
 # modprobe with the shipped softdep, in each load order, after a release
 # and at a coldplug.  intel_uncore keeps and can open its other PMUs
-# throughout.
+# throughout.  First, against a fake sysfs, what the real one cannot
+# stage (takeover_fake.sh).
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 14
+ktap_plan 21
 
 TOOL=/usr/sbin/qpi-uncore-takeover
+QPISTAT=/tools/bin/qpistat
 INTEL=${PLATFORM}_uncore
 P=/tmp/qpit
 LX=/usr/libexec/qpivm
 RELEASED=/run/qpi-uncore-released
+# the tool honours its QPI_TAKEOVER_* hooks only while this exists
+TEST_MODE=/run/qpi-uncore-takeover.test-mode
 mkdir -p $P
+: > $TEST_MODE
 # the functions the tool hands over, from the tool itself
 IDS=$(sed -n '/^IDS="/,/"$/p' $TOOL | grep -oE '0x[0-9a-f]{4}' | tr '\n' ' ')
 
@@ -34,8 +39,26 @@ printf '#!/bin/sh\necho "modprobe: FATAL: Module $1 not found" >&2\nexit 1\n' > 
 chmod +x $P/modprobe $P/modprobe-fail
 export QPI_TAKEOVER_MODPROBE=$P/modprobe
 
+# kmp: kmod's modprobe over a modules.dep of the stock intel_uncore and
+# qpi_uncore, with the shipped modprobe.d file.  The same tree is the
+# running kernel's /lib/modules/$kv, where the guest's own modprobe finds
+# qpi_uncore (the tool runs it when the test mode is off).
+kmp() { $LX/modprobe -d $P/root -C $LX/modprobe.d "$@"; }
+kv=$(uname -r)
+mkdir -p $P/root/lib/modules/$kv/kernel $P/root/lib/modules/$kv/updates
+cp /lib/modules/stock/*.ko $P/root/lib/modules/$kv/kernel/
+cp "$MODDIR/qpi_uncore.ko" $P/root/lib/modules/$kv/updates/
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	: > $P/root/lib/modules/$kv/$f
+done
+$LX/depmod -b $P/root "$kv" > $P/depmod.out 2>&1 || echo "depmod failed" >> $P/depmod.out
+printf '#!/bin/sh\nexec %s/modprobe -d %s/root -C %s/modprobe.d "$@"\n' $LX $P $LX > $P/kmodprobe
+chmod +x $P/kmodprobe
+[ -e /lib/modules/$kv ] || ln -s $P/root/lib/modules/$kv /lib/modules/$kv
+
 # Whatever happens, leave no udevd, rule or module behind for later tests.
-trap 'udev_stop; rm -f /etc/udev/rules.d/60-qpi-uncore.rules $RELEASED
+trap 'udev_stop; rm -f /etc/udev/rules.d/60-qpi-uncore.rules $RELEASED $TEST_MODE
+      [ -h /lib/modules/$kv ] && rm /lib/modules/$kv
       grep -q "^qpi_uncore " /proc/modules && rmmod qpi_uncore
       grep -q "^intel_uncore " /proc/modules && rmmod intel_uncore' EXIT
 
@@ -129,19 +152,8 @@ udev_stop()
 
 settle() { $LX/udevadm settle --timeout=120 || fail "udevadm settle timed out"; }
 
-# kmp: kmod's modprobe over a modules.dep of the stock intel_uncore and
-# qpi_uncore, with the shipped modprobe.d file
-kmp() { $LX/modprobe -d $P/root -C $LX/modprobe.d "$@"; }
-kv=$(uname -r)
-mkdir -p $P/root/lib/modules/$kv/kernel $P/root/lib/modules/$kv/updates
-cp /lib/modules/stock/*.ko $P/root/lib/modules/$kv/kernel/
-cp "$MODDIR/qpi_uncore.ko" $P/root/lib/modules/$kv/updates/
-for f in modules.order modules.builtin modules.builtin.modinfo; do
-	: > $P/root/lib/modules/$kv/$f
-done
-$LX/depmod -b $P/root "$kv" > $P/depmod.out 2>&1 || echo "depmod failed" >> $P/depmod.out
-printf '#!/bin/sh\nexec %s/modprobe -d %s/root -C %s/modprobe.d "$@"\n' $LX $P $LX > $P/kmodprobe
-chmod +x $P/kmodprobe
+
+. "$HERE/takeover_fake.sh"
 
 t_begin "nothing_to_do_without_intel_uncore"
 qpiu_unload
@@ -188,6 +200,29 @@ grep -q "refused: intel_uncore has 1 references" $P/t1b || fail "message: $(cat 
 expect_eq "nothing changed" "$(owners)" "$INTEL $nfn"
 t_end
 
+# Root without the test bench's file: every QPI_TAKEOVER_* hook is ignored,
+# the tool works on the real /sys and /run and loads qpi_uncore with the
+# system's modprobe (busybox's here, from /lib/modules/$kv).
+t_begin "hooks_ignored_without_test_mode"
+qpiu_unload
+mkdir -p $P/hook
+printf '#!/bin/sh\n: > %s/hook-ran\nexit 1\n' $P > $P/hook/modprobe
+chmod +x $P/hook/modprobe
+rm -f $TEST_MODE $P/hook-ran $P/hook-trace
+QPI_TAKEOVER_SYSFS=$P/hook QPI_TAKEOVER_RUNDIR=$P/hook QPI_TAKEOVER_MODPROBE=$P/hook/modprobe \
+	QPI_TAKEOVER_TRACE=$P/hook-trace QPI_TAKEOVER_LOCKED=1 $TOOL > $P/h1 2>&1
+expect_eq "exit" "$?" 0
+: > $TEST_MODE
+grep -q "qpi_uncore now drives the $nfn" $P/h1 || fail "message: $(cat $P/h1)"
+expect_eq "owners" "$(owners)" "qpi_uncore $nfn"
+[ -e $P/hook-ran ] && fail "QPI_TAKEOVER_MODPROBE ran"
+[ -e $P/hook-trace ] && fail "QPI_TAKEOVER_TRACE written: $(cat $P/hook-trace)"
+[ -e $P/hook/qpi-uncore-takeover.lock ] && fail "lock taken in QPI_TAKEOVER_RUNDIR"
+# back to intel_uncore for the next case (which hands over by hand again)
+$TOOL --release > $P/h2 2>&1 || fail "release: $(cat $P/h2)"
+expect_eq "released" "$(owners)" "$INTEL $nfn"
+t_end
+
 t_begin "takeover_keeps_intel_uncore_other_pmus"
 $TOOL > $P/t2 2>&1 || fail "takeover failed: $(cat $P/t2)"
 grep -q "qpi_uncore now drives the $nfn" $P/t2 || fail "message: $(cat $P/t2)"
@@ -202,6 +237,13 @@ t_begin "takeover_twice_changes_nothing"
 $TOOL > $P/t3 2>&1 || fail "second run failed: $(cat $P/t3)"
 grep -q "already done" $P/t3 || fail "message: $(cat $P/t3)"
 expect_eq "owners" "$(owners)" "qpi_uncore $nfn"
+# what udev runs once per function: the later runs exit before the lock
+: > $P/trace
+for i in 1 2 3 4 5; do
+	QPI_TAKEOVER_TRACE=$P/trace $TOOL --boot || fail "--boot run $i: exit $?"
+done
+expect_eq "--boot: early exits only" "$(sort $P/trace | uniq -c | tr -s ' ')" " 5 boot: already done"
+expect_eq "--boot: owners" "$(owners) $(overrides)" "qpi_uncore $nfn $nfn"
 t_end
 
 t_begin "release_refused_while_qpi_uncore_events_are_open"
@@ -240,6 +282,16 @@ grep -q "loading qpi_uncore failed: modprobe: FATAL: Module qpi_uncore not found
 	fail "message: $(cat $P/t7)"
 expect_eq "reserved for qpi_uncore" "$(owners) $(overrides)" "none $nfn $nfn"
 [ -e $RELEASED ] && fail "$RELEASED left after a takeover"
+# qpistat says why no QPI PMU exists
+first=$(for d in /sys/bus/pci/devices/*; do
+	grep -qx qpi_uncore "$d/driver_override" && echo "${d##*/}"; done | LC_ALL=C sort | head -n 1)
+out=$($QPISTAT -I 10 -c 1 2>&1)
+expect_eq "qpistat exit (EX_UNAVAILABLE)" "$?" 69
+expect_eq "qpistat" "$(echo "$out" | head -n 3)" "qpistat: no uncore_qpi_* PMU in /sys/bus/event_source/devices.
+  $nfn PCI functions (the first $first) are reserved for qpi_uncore
+  (driver_override) and bound to no driver; intel_uncore cannot take them."
+echo "$out" | grep -qF "qpi_uncore is not loaded: modprobe qpi_uncore." || fail "qpistat: $out"
+echo "$out" | grep -qF "qpi-uncore-takeover --release." || fail "qpistat: $out"
 $TOOL --release > $P/t8 2>&1 || fail "release failed: $(cat $P/t8)"
 expect_eq "back with intel_uncore" "$(owners) $(overrides)" "$INTEL $nfn 0"
 t_end
@@ -328,6 +380,29 @@ qpi_and_ubox 99991
 expect_num "counts" "$QCOUNT" 99991
 # udevd parsed the rule without a complaint
 grep -i "60-qpi-uncore" $P/udevd.log && fail "udevd about the rule: $(grep -i 60-qpi-uncore $P/udevd.log)"
+t_end
+
+# A kernel upgrade whose DKMS build failed: no qpi_uncore.ko for the
+# running kernel.  The rule reserves nothing, intel_uncore keeps the
+# functions and their PMUs, and the tool by hand says why it refuses.
+t_begin "udev_without_the_module_claims_nothing"
+mv $P/root/lib/modules/$kv/updates/qpi_uncore.ko $P/qpi_uncore.ko.away
+$LX/depmod -b $P/root "$kv" > /dev/null 2>&1
+fresh
+expect_eq "nothing reserved" "$(overrides)" 0
+kmp intel_uncore > $P/m1 2>&1
+settle
+expect_eq "intel_uncore keeps them" "$(owners) $(overrides)" "$INTEL $nfn 0"
+grep -q '^qpi_uncore ' /proc/modules && fail "qpi_uncore loaded"
+$TOOL > $P/m2 2>&1
+expect_eq "by hand: exit" "$?" 1
+grep -q "refused: qpi_uncore is not installed for this kernel (no qpi_uncore.ko in /lib/modules/$kv/modules.dep)" $P/m2 ||
+	fail "message: $(cat $P/m2)"
+expect_eq "by hand: nothing changed" "$(owners) $(overrides)" "$INTEL $nfn 0"
+qpi_and_ubox 8086
+expect_num "intel_uncore counts" "$QCOUNT" 8086
+mv $P/qpi_uncore.ko.away $P/root/lib/modules/$kv/updates/qpi_uncore.ko
+$LX/depmod -b $P/root "$kv" > /dev/null 2>&1
 t_end
 
 udev_stop

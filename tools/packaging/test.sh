@@ -53,11 +53,28 @@ result $ok "qpi-uncore-takeover and the udev rule list the driver's $(echo "$drv
 fake=$tmp/sys
 fn=$fake/bus/pci/devices/0000:7f:08.2
 mkdir -p "$fn" "$fake/bus/pci/drivers/snbep_uncore" "$fake/module/intel_uncore" "$tmp/run"
+# qpi_uncore installed for the running kernel, as modprobe would find it
+mkdir -p "$tmp/modules/$(uname -r)/updates"
+: > "$tmp/modules/$(uname -r)/updates/qpi_uncore.ko"
+echo "updates/qpi_uncore.ko:" > "$tmp/modules/$(uname -r)/modules.dep"
 echo 0x8086 > "$fn/vendor"
 echo 0x3c41 > "$fn/device"
 echo '(null)' > "$fn/driver_override"
 ln -s ../../drivers/snbep_uncore "$fn/driver"
-take() { QPI_TAKEOVER_SYSFS=$fake QPI_TAKEOVER_RUNDIR=$tmp/run tools/takeover/qpi-uncore-takeover "$@"; }
+# The tool honours QPI_TAKEOVER_* only in test mode: root drops every
+# capability for it (a process that is neither root nor has any is in test
+# mode).
+take()
+{
+	local as=()
+	if [[ $EUID == 0 ]]; then
+		chmod 755 "$tmp"
+		chown -R 65534:65534 "$fake" "$tmp/run"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	fi
+	"${as[@]}" env QPI_TAKEOVER_SYSFS="$fake" QPI_TAKEOVER_RUNDIR="$tmp/run" \
+		QPI_TAKEOVER_MODULES="$tmp/modules" tools/takeover/qpi-uncore-takeover "$@"
+}
 out=$(take 2>&1)
 trc=$?
 [[ $trc == 1 && $out == *"refused: intel_uncore is built into this kernel"*"run again with --force"* ]] &&

@@ -111,12 +111,61 @@ static void die_perm(const char *pmu)
 	exit(EX_NOPERM);
 }
 
+/*
+ * The udev rule and qpi-uncore-takeover reserve the QPI functions for
+ * qpi_uncore (driver_override), which intel_uncore then cannot bind: with
+ * qpi_uncore not loaded, or missing for this kernel, nobody registers a QPI
+ * PMU.  Says so when PCI functions are reserved and unbound; returns how
+ * many are.
+ */
+static int explain_reserved(bool ours)
+{
+	const char *pci = "/sys/bus/pci/devices";
+	char path[512], buf[32], first[256] = "";
+	struct dirent *de;
+	DIR *dir = opendir(pci);
+	int n = 0;
+
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/driver_override", pci, de->d_name);
+		if (read_str(path, buf, sizeof(buf)) || strcmp(buf, "qpi_uncore\n"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/driver", pci, de->d_name);
+		if (!access(path, F_OK))
+			continue;
+		if (!n++ || strcmp(de->d_name, first) < 0)
+			snprintf(first, sizeof(first), "%s", de->d_name);
+	}
+	closedir(dir);
+	if (!n)
+		return 0;
+	fprintf(stderr,
+		"  %d PCI functions (the first %s) are reserved for qpi_uncore\n"
+		"  (driver_override) and bound to no driver; intel_uncore cannot take them.\n",
+		n, first);
+	if (ours)
+		fprintf(stderr,
+			"  qpi_uncore is loaded but did not bind them: see dmesg | grep qpi_uncore.\n");
+	else
+		fprintf(stderr,
+			"  qpi_uncore is not loaded: modprobe qpi_uncore.  If it is missing for this\n"
+			"  kernel (a DKMS build that failed after an upgrade: dkms status), install it,\n"
+			"  or give the functions back to intel_uncore: qpi-uncore-takeover --release.\n");
+	return n;
+}
+
 static void die_no_pmus(void)
 {
 	bool ours = !access("/sys/module/qpi_uncore", F_OK);
 	bool intree = !access("/sys/module/intel_uncore", F_OK);
 
 	fprintf(stderr, "qpistat: no uncore_qpi_* PMU in %s.\n", PMU_DIR);
+	if (explain_reserved(ours))
+		exit(EX_UNAVAILABLE);
 	if (!ours && !intree)
 		fprintf(stderr, "  Load the driver: modprobe qpi_uncore (or insmod qpi_uncore.ko).\n");
 	else if (ours)
