@@ -59,6 +59,30 @@ extern const struct qpiu_platform qpiu_sbox_platform;
 extern const unsigned int qpiu_nr_platforms;
 extern const struct pci_device_id qpiu_pci_ids[];
 
+struct qpiu_box;
+
+/*
+ * What one kind of box does with its registers (qpi_uncore_box.c): a PCI
+ * function, or a Xeon 7500 S-Box over MSRs.  Called under box->lock, never
+ * on a dead box.  A NULL operation is one the kind cannot do: the S-Box
+ * has none of the sampling ones, so its PMUs count only.
+ */
+struct qpiu_box_ops {
+	const char *name;	/* in messages; NULL: the PCI function's */
+	void (*reset)(struct qpiu_box *box);
+	void (*freeze)(struct qpiu_box *box, bool freeze);
+	void (*enable)(struct qpiu_box *box, int idx, u32 ctl);
+	void (*disable)(struct qpiu_box *box, int idx, u32 ctl);
+	int (*read)(struct qpiu_box *box, int idx, u64 *val);
+	void (*write_filter)(struct qpiu_box *box, u64 match, u64 mask);
+	void (*detach)(struct qpiu_box *box);
+	/* sampling */
+	void (*write_counter)(struct qpiu_box *box, int idx, u64 val);
+	void (*start)(struct qpiu_box *box, int idx, u32 ctl);
+	u32 (*read_status)(struct qpiu_box *box);
+	void (*clear_status)(struct qpiu_box *box, u32 bits);
+};
+
 /*
  * One PMON box: a QPI port or R3QPI link of one socket, i.e. one PCI
  * function.  Perf callbacks run on the socket's reader CPU with interrupts
@@ -69,6 +93,7 @@ struct qpiu_box {
 	struct kref ref;
 	struct rcu_head rcu;
 	struct qpiu_pmu *pmu;
+	const struct qpiu_box_ops *ops;
 	unsigned int socket;
 	raw_spinlock_t lock;
 	struct pci_dev *pdev;		/* NULL once removed, or MSR based */
@@ -102,6 +127,7 @@ struct qpiu_pmu {
 	char name[32];
 	const struct qpiu_platform *plat;
 	const struct qpiu_box_desc *desc;
+	const struct qpiu_box_ops *box_ops;	/* of every box of this PMU */
 	unsigned int idx;
 	bool registered;
 	atomic_t nr_events;		/* initialised and not yet destroyed */
@@ -155,6 +181,8 @@ int qpiu_cfg_msr_write_on(int cpu, u32 msr, u64 val);
 extern const struct qpiu_msr_ops qpiu_msr_ops;
 
 /* qpi_uncore_box.c */
+extern const struct qpiu_box_ops qpiu_pci_box_ops;
+extern const struct qpiu_box_ops qpiu_sbox_box_ops;
 void qpiu_box_init_hw(struct qpiu_box *box);
 void qpiu_box_freeze(struct qpiu_box *box, bool freeze);
 void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl);

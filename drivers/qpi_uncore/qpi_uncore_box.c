@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A box's registers as operations (reset, freeze, start, stop, read, filter,
- * status) over cfg.c, or sbox_hw.c for an S-Box, and the box's lifetime.
+ * status), one table per kind of box: a PCI function over cfg.c, an S-Box
+ * over sbox_hw.c; and the box's lifetime.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,137 +25,28 @@ static void qpiu_box_wr(struct qpiu_box *box, unsigned int off, u32 val)
 		qpiu_cfg_write(box->pdev, off, val);
 }
 
-/*
- * Reset controls and counters.  BOX_CTL is write-only, so the shadow is the
- * only record of frz and frz_en.
- *
- * frz_en stays clear except while we freeze the box ourselves: an ov_en
- * overflow makes the UBox assert its global freeze (329468, 2.1.1.1), which
- * only boxes with frz_en obey and only the UBox global control MSR lifts.
- * Our counting events must not stop because a sampling one overflowed.
- */
-void qpiu_box_init_hw(struct qpiu_box *box)
+/* ---- a PCI function: the E5 QPI port and R3QPI link boxes ---- */
+
+static void qpiu_pci_reset(struct qpiu_box *box)
 {
-	box->box_ctl = 0;
-	if (box->msr) {
-		if (qpiu_sbox_init(&box->sbox))
-			qpiu_box_fault(box, -EIO, "MSR write faulted");
-		return;
-	}
 	qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL |
 		    UNC_BOX_CTL_RST_CTRS);
-	/* Overflows a previous user left behind are not ours to report. */
-	if (box->pmu->desc->has_ov_en)
-		qpiu_box_clear_status(box, BIT(box->pmu->desc->nr_ctrs) - 1);
 }
 
-/* An S-Box access that faulted: the box is not what we think it is. */
-static void qpiu_msr_result(struct qpiu_box *box, int err)
+static void qpiu_pci_freeze(struct qpiu_box *box, bool freeze)
 {
-	if (err)
-		qpiu_box_fault(box, err, "MSR access faulted");
-}
-
-void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
-{
-	u32 frz = UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN;
-	u32 val = freeze ? box->box_ctl | frz : box->box_ctl & ~frz;
-
-	if (val == box->box_ctl)
-		return;
-	box->box_ctl = val;
-	if (box->msr) {
-		if (!box->dead)
-			qpiu_msr_result(box, qpiu_sbox_freeze(&box->sbox, freeze));
-		return;
-	}
-	qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, val);
+	qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, box->box_ctl);
 }
 
 /* rst and en in one write: the counter starts from zero, in one access. */
-void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl)
+static void qpiu_pci_enable(struct qpiu_box *box, int idx, u32 ctl)
 {
-	if (box->msr) {
-		bool mm = qpiu_uses_filter(box->pmu->desc, ctl);
-
-		if (!box->dead)
-			qpiu_msr_result(box, qpiu_sbox_start(&box->sbox, idx,
-							     ctl, mm));
-		return;
-	}
 	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl | UNC_CTL_EN | UNC_CTL_RST);
 }
 
-/*
- * Sampling: start counter @idx from @val instead of zero.  The counter is
- * disabled (or the box frozen) while its two dwords are written, so no carry
- * falls between them.
- */
-void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
-			       u64 val)
+static void qpiu_pci_disable(struct qpiu_box *box, int idx, u32 ctl)
 {
-	qpiu_box_write_counter(box, idx, val);
-	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl | UNC_CTL_EN);
-}
-
-void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val)
-{
-	qpiu_box_wr(box, UNC_PCI_PMON_CTR(idx), (u32)val);
-	qpiu_box_wr(box, UNC_PCI_PMON_CTR(idx) + 4, val >> 32);
-}
-
-/* BOX_STATUS: one overflow bit per ov_en counter; 0 when unreadable. */
-u32 qpiu_box_read_status(struct qpiu_box *box)
-{
-	u32 val;
-
-	if (qpiu_box_rd(box, UNC_PCI_PMON_BOX_STATUS, &val))
-		return 0;
-	return val & (BIT(box->pmu->desc->nr_ctrs) - 1);
-}
-
-/* Write 1 to clear; bits of counters the box lacks are reserved. */
-void qpiu_box_clear_status(struct qpiu_box *box, u32 bits)
-{
-	bits &= BIT(box->pmu->desc->nr_ctrs) - 1;
-	if (bits)
-		qpiu_box_wr(box, UNC_PCI_PMON_BOX_STATUS, bits);
-}
-
-void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl)
-{
-	if (box->msr) {
-		if (!box->dead)
-			qpiu_msr_result(box, qpiu_sbox_stop(&box->sbox, idx, ctl));
-		return;
-	}
 	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl);
-}
-
-/*
- * Program the port's packet filter.  Callers guarantee no counting event
- * depends on the old value; registers already holding the value are not
- * written again.
- */
-void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask)
-{
-	if ((!box->mm && !box->msr) || box->dead)
-		return;
-	if (box->filter_known && box->filter_hw[0] == match &&
-	    box->filter_hw[1] == mask)
-		return;
-	if (box->msr) {
-		qpiu_msr_result(box, qpiu_sbox_set_filter(&box->sbox, match,
-							  mask));
-	} else {
-		qpiu_cfg_write(box->mm, QPI_MM_MATCH0, (u32)match);
-		qpiu_cfg_write(box->mm, QPI_MM_MATCH1, match >> 32);
-		qpiu_cfg_write(box->mm, QPI_MM_MASK0, (u32)mask);
-		qpiu_cfg_write(box->mm, QPI_MM_MASK1, mask >> 32);
-	}
-	box->filter_hw[0] = match;
-	box->filter_hw[1] = mask;
-	box->filter_known = true;
 }
 
 /* Reads the dword at @off, the low or high half of a counter. */
@@ -168,16 +60,256 @@ static u32 qpiu_box_rd_dword(void *ctx, unsigned int off)
 	return val;
 }
 
-int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val)
+static int qpiu_pci_read(struct qpiu_box *box, int idx, u64 *val)
 {
-	if (box->dead)
-		return -ENODEV;
-	if (box->msr)
-		return qpiu_sbox_read(&box->sbox, idx, val);
 	if (!box->pdev)
 		return -ENODEV;
 	return qpiu_read_counter(qpiu_box_rd_dword, box, UNC_PCI_PMON_CTR(idx),
 				 box->pmu->desc->width, val);
+}
+
+/* The port's packet filter is a function of its own (box->mm). */
+static void qpiu_pci_write_filter(struct qpiu_box *box, u64 match, u64 mask)
+{
+	qpiu_cfg_write(box->mm, QPI_MM_MATCH0, (u32)match);
+	qpiu_cfg_write(box->mm, QPI_MM_MATCH1, match >> 32);
+	qpiu_cfg_write(box->mm, QPI_MM_MASK0, (u32)mask);
+	qpiu_cfg_write(box->mm, QPI_MM_MASK1, mask >> 32);
+}
+
+static void qpiu_pci_write_counter(struct qpiu_box *box, int idx, u64 val)
+{
+	qpiu_box_wr(box, UNC_PCI_PMON_CTR(idx), (u32)val);
+	qpiu_box_wr(box, UNC_PCI_PMON_CTR(idx) + 4, val >> 32);
+}
+
+/* en without rst: the counter goes on from what was written to it */
+static void qpiu_pci_start(struct qpiu_box *box, int idx, u32 ctl)
+{
+	qpiu_box_wr(box, UNC_PCI_PMON_CTL(idx), ctl | UNC_CTL_EN);
+}
+
+/* BOX_STATUS: one overflow bit per ov_en counter; 0 when unreadable. */
+static u32 qpiu_pci_read_status(struct qpiu_box *box)
+{
+	u32 val;
+
+	if (qpiu_box_rd(box, UNC_PCI_PMON_BOX_STATUS, &val))
+		return 0;
+	return val;
+}
+
+static void qpiu_pci_clear_status(struct qpiu_box *box, u32 bits)
+{
+	qpiu_box_wr(box, UNC_PCI_PMON_BOX_STATUS, bits);
+}
+
+static void qpiu_pci_detach(struct qpiu_box *box)
+{
+	if (box->pdev && !pci_dev_is_disconnected(box->pdev))
+		qpiu_pci_reset(box);
+	box->pdev = NULL;
+}
+
+const struct qpiu_box_ops qpiu_pci_box_ops = {
+	.reset = qpiu_pci_reset,
+	.freeze = qpiu_pci_freeze,
+	.enable = qpiu_pci_enable,
+	.disable = qpiu_pci_disable,
+	.read = qpiu_pci_read,
+	.write_filter = qpiu_pci_write_filter,
+	.detach = qpiu_pci_detach,
+	.write_counter = qpiu_pci_write_counter,
+	.start = qpiu_pci_start,
+	.read_status = qpiu_pci_read_status,
+	.clear_status = qpiu_pci_clear_status,
+};
+
+/* ---- a Xeon 7500 S-Box: MSRs, through sbox_hw.c ---- */
+
+/* An S-Box access that faulted: the box is not what we think it is. */
+static void qpiu_msr_result(struct qpiu_box *box, int err)
+{
+	if (err)
+		qpiu_box_fault(box, err, "MSR access faulted");
+}
+
+static void qpiu_sbox_reset(struct qpiu_box *box)
+{
+	if (qpiu_sbox_init(&box->sbox))
+		qpiu_box_fault(box, -EIO, "MSR write faulted");
+}
+
+static void qpiu_sbox_box_freeze(struct qpiu_box *box, bool freeze)
+{
+	qpiu_msr_result(box, qpiu_sbox_freeze(&box->sbox, freeze));
+}
+
+static void qpiu_sbox_enable(struct qpiu_box *box, int idx, u32 ctl)
+{
+	bool mm = qpiu_uses_filter(box->pmu->desc, ctl);
+
+	qpiu_msr_result(box, qpiu_sbox_start(&box->sbox, idx, ctl, mm));
+}
+
+static void qpiu_sbox_disable(struct qpiu_box *box, int idx, u32 ctl)
+{
+	qpiu_msr_result(box, qpiu_sbox_stop(&box->sbox, idx, ctl));
+}
+
+static int qpiu_sbox_box_read(struct qpiu_box *box, int idx, u64 *val)
+{
+	return qpiu_sbox_read(&box->sbox, idx, val);
+}
+
+static void qpiu_sbox_write_filter(struct qpiu_box *box, u64 match, u64 mask)
+{
+	qpiu_msr_result(box, qpiu_sbox_set_filter(&box->sbox, match, mask));
+}
+
+/*
+ * No sampling operations: the S-Box's overflow goes to a PMI we do not
+ * take and it has no BOX_STATUS; its PMUs count only (event_init says so).
+ * Nothing to undo at detach: the module going resets nothing on MSRs that
+ * no one else can own while we hold the PMU names.
+ */
+const struct qpiu_box_ops qpiu_sbox_box_ops = {
+	.name = "S-Box",
+	.reset = qpiu_sbox_reset,
+	.freeze = qpiu_sbox_box_freeze,
+	.enable = qpiu_sbox_enable,
+	.disable = qpiu_sbox_disable,
+	.read = qpiu_sbox_box_read,
+	.write_filter = qpiu_sbox_write_filter,
+};
+
+/* ---- the operations the layers above call ---- */
+
+/*
+ * A missing operation is one this kind of box cannot do, and the layers
+ * above never ask for it (event_init refuses sampling on such PMUs).  A
+ * call anyway is a driver bug: say which, once, and do nothing.
+ */
+static bool qpiu_box_can(struct qpiu_box *box, const void *op,
+			 const char *what)
+{
+	if (box->dead)
+		return false;
+	if (op)
+		return true;
+	WARN_ONCE(1, "%s: %s boxes cannot %s\n", box->pmu->name,
+		  box->ops->name ?: "these", what);
+	return false;
+}
+
+/*
+ * Reset controls and counters.  BOX_CTL is write-only, so the shadow is the
+ * only record of frz and frz_en.
+ *
+ * frz_en stays clear except while we freeze the box ourselves: an ov_en
+ * overflow makes the UBox assert its global freeze (329468, 2.1.1.1), which
+ * only boxes with frz_en obey and only the UBox global control MSR lifts.
+ * Our counting events must not stop because a sampling one overflowed.
+ */
+void qpiu_box_init_hw(struct qpiu_box *box)
+{
+	box->box_ctl = 0;
+	if (box->dead)
+		return;
+	box->ops->reset(box);
+	/* Overflows a previous user left behind are not ours to report. */
+	if (box->pmu->desc->has_ov_en)
+		qpiu_box_clear_status(box, BIT(box->pmu->desc->nr_ctrs) - 1);
+}
+
+void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
+{
+	u32 frz = UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN;
+	u32 val = freeze ? box->box_ctl | frz : box->box_ctl & ~frz;
+
+	if (val == box->box_ctl)
+		return;
+	box->box_ctl = val;
+	if (!box->dead)
+		box->ops->freeze(box, freeze);
+}
+
+void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl)
+{
+	if (!box->dead)
+		box->ops->enable(box, idx, ctl);
+}
+
+void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl)
+{
+	if (!box->dead)
+		box->ops->disable(box, idx, ctl);
+}
+
+int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val)
+{
+	if (box->dead)
+		return -ENODEV;
+	return box->ops->read(box, idx, val);
+}
+
+/*
+ * Sampling: start counter @idx from @val instead of zero.  The counter is
+ * disabled (or the box frozen) while its two dwords are written, so no carry
+ * falls between them.
+ */
+void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
+			       u64 val)
+{
+	if (!qpiu_box_can(box, box->ops->start, "start a counter from a value"))
+		return;
+	box->ops->write_counter(box, idx, val);
+	box->ops->start(box, idx, ctl);
+}
+
+void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val)
+{
+	if (qpiu_box_can(box, box->ops->write_counter, "write a counter"))
+		box->ops->write_counter(box, idx, val);
+}
+
+/* One overflow bit per ov_en counter; 0 when unreadable. */
+u32 qpiu_box_read_status(struct qpiu_box *box)
+{
+	if (!qpiu_box_can(box, box->ops->read_status, "read BOX_STATUS"))
+		return 0;
+	return box->ops->read_status(box) &
+	       (BIT(box->pmu->desc->nr_ctrs) - 1);
+}
+
+/* Write 1 to clear; bits of counters the box lacks are reserved. */
+void qpiu_box_clear_status(struct qpiu_box *box, u32 bits)
+{
+	bits &= BIT(box->pmu->desc->nr_ctrs) - 1;
+	if (bits && qpiu_box_can(box, box->ops->clear_status,
+				 "clear BOX_STATUS"))
+		box->ops->clear_status(box, bits);
+}
+
+/*
+ * Program the port's packet filter.  Callers guarantee no counting event
+ * depends on the old value; registers already holding the value are not
+ * written again.  A QPI port whose mask/match function is not there has
+ * none to program.
+ */
+void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask)
+{
+	if ((!box->mm && !box->msr) || box->dead)
+		return;
+	if (box->filter_known && box->filter_hw[0] == match &&
+	    box->filter_hw[1] == mask)
+		return;
+	if (!qpiu_box_can(box, box->ops->write_filter, "filter packets"))
+		return;
+	box->ops->write_filter(box, match, mask);
+	box->filter_hw[0] = match;
+	box->filter_hw[1] = mask;
+	box->filter_known = true;
 }
 
 /*
@@ -193,8 +325,8 @@ void qpiu_box_fault(struct qpiu_box *box, int err, const char *what)
 	box->dead = true;
 	pr_err("%s: socket %u: %s %s; its events stop counting (err %d)\n",
 	       box->pmu->name, box->socket,
-	       box->msr ? "S-Box" :
-	       box->pdev ? pci_name(box->pdev) : "(removed)", what, err);
+	       box->ops->name ?: box->pdev ? pci_name(box->pdev) : "(removed)",
+	       what, err);
 }
 
 /*
@@ -203,9 +335,8 @@ void qpiu_box_fault(struct qpiu_box *box, int err, const char *what)
  */
 void qpiu_box_detach(struct qpiu_box *box)
 {
-	if (box->pdev && !pci_dev_is_disconnected(box->pdev))
-		qpiu_box_wr(box, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRL |
-			    UNC_BOX_CTL_RST_CTRS);
+	if (!box->dead && box->ops->detach)
+		box->ops->detach(box);
 	box->pdev = NULL;
 	box->dead = true;
 }

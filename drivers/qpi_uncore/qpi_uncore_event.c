@@ -434,9 +434,10 @@ static int qpiu_check_sampling(const struct qpiu_pmu *qpmu,
 	if (!qpiu_sample_route)
 		return qpiu_reject(qpmu, -EOPNOTSUPP,
 				   "sample_period/sample_freq: counting only; this kernel exports neither perf_event_overflow nor perf_tp_event to modules, so a module cannot deliver samples");
-	if (qpmu->desc->kind == QPIU_BOX_SBOX)
+	if (!qpmu->box_ops->start)
 		return qpiu_reject(qpmu, -EOPNOTSUPP,
-				   "sample_period/sample_freq: the S-Box PMUs count only");
+				   "sample_period/sample_freq: the %s PMUs count only",
+				   qpmu->box_ops->name);
 	if (bad) {
 		unsigned int bit = __ffs64(bad);
 

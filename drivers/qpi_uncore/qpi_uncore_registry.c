@@ -80,6 +80,8 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 		return ERR_PTR(-ENOMEM);
 	qpmu->plat = plat;
 	qpmu->desc = plat->box[kind];
+	qpmu->box_ops = kind == QPIU_BOX_SBOX ? &qpiu_sbox_box_ops :
+						&qpiu_pci_box_ops;
 	qpmu->idx = idx;
 	qpmu->idle = qpiu_pmu_idle;
 	snprintf(qpmu->name, sizeof(qpmu->name), "uncore_%s_%u",
@@ -134,6 +136,7 @@ static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 	kref_init(&box->ref);
 	raw_spin_lock_init(&box->lock);
 	box->pmu = qpmu;
+	box->ops = qpmu->box_ops;
 	box->socket = socket;
 	box->pdev = pdev;
 	box->fold_ns = qpiu_fold_interval_ns(qpmu->desc);
