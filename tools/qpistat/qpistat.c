@@ -258,6 +258,34 @@ static void read_all(void)
 	}
 }
 
+/*
+ * A full disk or a closed pipe must not pass for success: the textfile
+ * recipe "qpistat ... > f.tmp && mv f.tmp f" would install a cut file.
+ */
+static void check_stdout(void)
+{
+	int err;
+
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return;
+	err = errno;
+	fprintf(stderr, "qpistat: writing to stdout: %s\n",
+		err ? strerror(err) : "write error");
+	exit(1);
+}
+
+/* the last output: what close() says counts too (NFS reports it there) */
+static int close_stdout(int status)
+{
+	check_stdout();
+	if (fclose(stdout)) {
+		fprintf(stderr, "qpistat: writing to stdout: %s\n", strerror(errno));
+		return 1;
+	}
+	return status;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -338,7 +366,7 @@ static void print_table(double t, double dt, bool cum)
 			       ratio(d(b, 2, cum), d(b, 0, cum)));
 		}
 	}
-	fflush(stdout);
+	check_stdout();
 }
 
 static void print_json(double t, double dt, bool cum)
@@ -401,7 +429,7 @@ static void print_json(double t, double dt, bool cum)
 		       rx, tx);
 	}
 	printf("]}\n");
-	fflush(stdout);
+	check_stdout();
 }
 
 enum {
@@ -543,7 +571,7 @@ static void print_prom(double dt)
 		exit(1);
 	}
 	fwrite(sb.p, 1, sb.len, stdout);
-	fflush(stdout);
+	check_stdout();
 	free(sb.p);
 }
 
@@ -722,8 +750,13 @@ int main(int argc, char **argv)
 	/* the exporter answers each scrape in the format it asks for */
 	if (interval <= 0 || (listen && (optind < argc || fmt != FMT_TABLE)))
 		usage();
-	if (listen)
+	if (listen) {
 		lfd = listen_on(listen, where, sizeof(where));
+	} else if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+		/* closed, it could become a perf fd and hide the error */
+		fprintf(stderr, "qpistat: stdout: %s\n", strerror(errno));
+		exit(1);
+	}
 	for (i = 0; i < MAX_BOXES; i++)
 		n += open_pmu(QPI, i) > 0;
 	if (!n)
@@ -759,7 +792,7 @@ int main(int argc, char **argv)
 			print_prom(t);
 		else
 			print_table(t, t, true);
-		return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+		return close_stdout(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 	}
 	for (n = 0; !stop && (count < 0 || n < count); n++) {
 		double before = now_s();
@@ -775,5 +808,5 @@ int main(int argc, char **argv)
 		else
 			print_table(t - t0, t - before, false);
 	}
-	return 0;
+	return close_stdout(0);
 }
