@@ -139,7 +139,9 @@ static long perf_open(struct perf_event_attr *attr, int cpu, int group)
 	attr->type = PERF_TYPE_SOFTWARE;
 	attr->config = PERF_COUNT_SW_DUMMY;
 #endif
-	return syscall(SYS_perf_event_open, attr, -1, cpu, group, 0);
+	/* a command run under qpistat must not get them, nor what it forks */
+	return syscall(SYS_perf_event_open, attr, -1, cpu, group,
+		       PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Open one group on box @idx of @kind for every socket of its cpumask. */
