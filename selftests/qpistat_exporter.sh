@@ -64,7 +64,7 @@ expect_eq "first line without PMUs" "$(echo "$out" | head -n 1)" \
 expect_num "lines without PMUs" "$(echo "$out" | wc -l)" 3
 out=$("$QPISTAT" --listen 127.0.0.1:0 2>&1)
 expect_num "exit status for port 0" $? 2
-expect_eq "bad --listen" "$out" "qpistat: --listen '127.0.0.1:0': want [ADDR:]PORT, PORT 1-65535"
+expect_eq "bad --listen" "$out" "qpistat: --listen '127.0.0.1:0': want [ADDR:]PORT, [IPV6]:PORT or ADDR, PORT 1-65535"
 "$QPISTAT" --listen 9100 --json > /dev/null 2>&1
 expect_num "exit status for --listen with --json" $? 2
 expect_ok "load qpisim" qsim ivbep sockets=2 qpi_rate=7

@@ -11,11 +11,13 @@
  * for the metrics and their formulas.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
@@ -45,6 +47,7 @@
 #define MAX_BOXES	4
 #define MAX_EVENTS	4
 #define DATA_BYTES	8	/* per data flit in full-width (L0) mode */
+#define DEFAULT_PORT	"9739"
 
 enum { QPI, R3QPI };
 
@@ -594,38 +597,61 @@ static int scrape(struct sbuf *sb, bool openmetrics)
 	return 0;
 }
 
-/* ADDR:PORT, [ADDR]:PORT, :PORT or PORT; the address defaults to 127.0.0.1 */
+static void bad_listen(const char *spec)
+{
+	fprintf(stderr, "qpistat: --listen '%s': want [ADDR:]PORT, [IPV6]:PORT or ADDR, PORT 1-65535\n",
+		spec);
+	exit(2);
+}
+
+/*
+ * PORT, :PORT, ADDR:PORT, [ADDR]:PORT, [ADDR] or ADDR.  The address
+ * defaults to 127.0.0.1, the port to 9739.  An IPv6 address takes
+ * brackets before a port: ::1 is an address, on port 9739.
+ */
 static int listen_on(const char *spec, char *where, size_t wlen)
 {
 	struct addrinfo hints = {
 		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
 		.ai_socktype = SOCK_STREAM,
 	}, *res, *ai;
-	char host[256] = "127.0.0.1", port[8];
-	const char *colon = strrchr(spec, ':'), *p;
+	char host[256] = "127.0.0.1";
+	const char *h = NULL, *p = DEFAULT_PORT, *colon = strchr(spec, ':');
 	int fd = -1, err, one = 1;
-	size_t hlen;
+	size_t hlen = 0;
 
-	p = colon ? colon + 1 : spec;
-	if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p) ||
-	    atoi(p) < 1 || atoi(p) > 65535) {
-		fprintf(stderr, "qpistat: --listen '%s': want [ADDR:]PORT, PORT 1-65535\n", spec);
-		exit(2);
+	if (spec[0] == '[') {
+		const char *rb = strchr(spec, ']');
+
+		if (!rb || rb == spec + 1 || (rb[1] && rb[1] != ':'))
+			bad_listen(spec);
+		h = spec + 1;
+		hlen = rb - h;
+		if (rb[1])
+			p = rb + 2;
+	} else if (strspn(spec, "0123456789") == strlen(spec)) {
+		p = spec;
+	} else if (colon && !strchr(colon + 1, ':')) {
+		h = spec;
+		hlen = colon - spec;
+		p = colon + 1;
+	} else {
+		h = spec;
+		hlen = strlen(spec);
 	}
-	strcpy(port, p);
-	hlen = colon ? (size_t)(colon - spec) : 0;
-	if (hlen && spec[0] == '[' && spec[hlen - 1] == ']')
-		spec++, hlen -= 2;
+	if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p) ||
+	    atoi(p) < 1 || atoi(p) > 65535)
+		bad_listen(spec);
 	if (hlen >= sizeof(host)) {
 		fprintf(stderr, "qpistat: --listen '%s': address too long\n", spec);
 		exit(2);
 	}
 	if (hlen) {
-		memcpy(host, spec, hlen);
+		memcpy(host, h, hlen);
 		host[hlen] = 0;
 	}
-	snprintf(where, wlen, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-	err = getaddrinfo(host, port, &hints, &res);
+	snprintf(where, wlen, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, p);
+	err = getaddrinfo(host, p, &hints, &res);
 	if (err) {
 		fprintf(stderr, "qpistat: cannot listen on %s: %s\n", where, gai_strerror(err));
 		exit(1);
@@ -701,23 +727,85 @@ static int listen_mode(int lfd, const char *where)
 	return 0;
 }
 
+static volatile sig_atomic_t child;
+
 static void on_signal(int sig)
 {
-	(void)sig;
 	stop = 1;
+	/* the command's run is what is measured: it ends, then the counts */
+	if (sig == SIGTERM && child > 0)
+		kill(child, SIGTERM);
 }
 
-static void usage(void)
+/* the shell's convention: 128 + n for a command killed by signal n */
+static int run_command(char **argv)
 {
-	fprintf(stderr,
-		"usage: qpistat [-I ms] [-c count] [--json | --prometheus] [-- command ...]\n"
+	sigset_t term, old;
+	int status;
+	pid_t pid;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "qpistat: fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "qpistat: %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	child = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "qpistat: waitpid: %s\n", strerror(errno));
+			exit(1);
+		}
+	}
+	child = 0;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: qpistat [-I ms] [-c count] [--json | --prometheus]\n"
+		"       qpistat [--json | --prometheus] -- command ...\n"
 		"       qpistat --listen [ADDR:]PORT\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
 		"  --prometheus        Prometheus text format (cumulative counters, gauges)\n"
-		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1)\n"
-		"  -- command          count while command runs, print once\n");
+		"  -- command          count while command runs, print once; exit with its status\n"
+		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1,\n"
+		"                      PORT 9739; [::1]:PORT or ::1 for IPv6)\n"
+		"  -h, --help          this help\n");
+	exit(status);
+}
+
+/* a whole number from 1 to INT_MAX, or exit 2 naming the option */
+static long positive(const char *opt, const char *arg, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!isdigit((unsigned char)arg[0]) || *end || errno || v < 1 || v > INT_MAX) {
+		fprintf(stderr, "qpistat: %s '%s': want %s, a whole number from 1 to %d\n",
+			opt, arg, what, INT_MAX);
+		exit(2);
+	}
+	return v;
+}
+
+static void __attribute__((noreturn)) conflict(const char *msg)
+{
+	fprintf(stderr, "qpistat: %s\n", msg);
 	exit(2);
 }
 
@@ -733,31 +821,56 @@ int main(int argc, char **argv)
 		{ }
 	};
 	long interval = 1000, count = -1;
+	bool timed = false;
 	const char *listen = NULL;
 	char where[300];
 	int lfd = -1;
-	int fmt = FMT_TABLE, c, i, n = 0;
+	int fmt = FMT_TABLE, c, i, n = 0, status;
 	double t0, t;
 
 	while ((c = getopt_long(argc, argv, "+I:c:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'I': interval = atol(optarg); break;
-		case 'c': count = atol(optarg); break;
-		case 'j': fmt = FMT_JSON; break;
-		case 'p': fmt = FMT_PROM; break;
-		case 'l': listen = optarg; break;
-		default: usage();
+		case 'I':
+			interval = positive("-I", optarg, "milliseconds");
+			timed = true;
+			break;
+		case 'c':
+			count = positive("-c", optarg, "a count");
+			timed = true;
+			break;
+		case 'j':
+		case 'p':
+			if (fmt != FMT_TABLE && fmt != (c == 'j' ? FMT_JSON : FMT_PROM))
+				conflict("--json and --prometheus: choose one");
+			fmt = c == 'j' ? FMT_JSON : FMT_PROM;
+			break;
+		case 'l':
+			listen = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		default:
+			usage(stderr, 2);
 		}
 	}
-	/* the exporter answers each scrape in the format it asks for */
-	if (interval <= 0 || (listen && (optind < argc || fmt != FMT_TABLE)))
-		usage();
 	if (listen) {
+		if (optind < argc)
+			conflict("--listen: no command");
+		if (timed)
+			conflict("--listen: -I and -c do not apply, every scrape reads the counters");
+		/* the exporter answers each scrape in the format it asks for */
+		if (fmt != FMT_TABLE)
+			conflict("--listen: no --json or --prometheus, a scrape asks for its format");
 		lfd = listen_on(listen, where, sizeof(where));
-	} else if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+	} else {
+		if (optind < argc && timed)
+			conflict("with a command: -I and -c do not apply, it prints once when the command ends");
 		/* closed, it could become a perf fd and hide the error */
-		fprintf(stderr, "qpistat: stdout: %s\n", strerror(errno));
-		exit(1);
+		if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+			fprintf(stderr, "qpistat: stdout: %s\n", strerror(errno));
+			exit(1);
+		}
 	}
 	for (i = 0; i < MAX_BOXES; i++)
 		n += open_pmu(QPI, i) > 0;
@@ -775,16 +888,7 @@ int main(int argc, char **argv)
 	enable_all(1);
 	if (optind < argc) {
 		/* command mode: count while it runs */
-		pid_t pid = fork();
-		int status;
-
-		if (pid == 0) {
-			execvp(argv[optind], argv + optind);
-			fprintf(stderr, "qpistat: %s: %s\n", argv[optind],
-				strerror(errno));
-			_exit(127);
-		}
-		waitpid(pid, &status, 0);
+		status = run_command(argv + optind);
 		enable_all(0);
 		read_all();
 		t = now_s() - t0;
@@ -794,7 +898,7 @@ int main(int argc, char **argv)
 			print_prom(t);
 		else
 			print_table(t, t, true);
-		return close_stdout(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+		return close_stdout(status);
 	}
 	for (n = 0; !stop && (count < 0 || n < count); n++) {
 		double before = now_s();
