@@ -24,7 +24,7 @@ if [ "${QPI_HOSTFWD:-}" != 1 ]; then
 	exit $KSFT_SKIP
 fi
 
-ktap_plan 8
+ktap_plan 9
 
 # centiseconds since boot
 uptime_cs()
@@ -95,6 +95,26 @@ kill "$busy" 2> /dev/null
 wait "$busy" 2> /dev/null
 t_end
 
+t_begin "root_serves_as_nobody"
+# started as root, it serves as 65534:65534 with no new privileges
+"$QPISTAT" --listen 127.0.0.1:9103 2> /tmp/root.err &
+rpid=$!
+for i in $(seq 50); do
+	[ -s /tmp/root.err ] && break
+	sleep 0.1
+done
+expect_eq "startup line as root" "$(cat /tmp/root.err)" \
+	"qpistat: serving 4 QPI ports and 4 R3QPI links at http://127.0.0.1:9103/metrics"
+expect_eq "uids and gids as root" \
+	"$(awk '/^(Uid|Gid):/ { printf "%s %s %s %s %s;", $1, $2, $3, $4, $5 }' "/proc/$rpid/status")" \
+	"Uid: 65534 65534 65534 65534;Gid: 65534 65534 65534 65534;"
+expect_eq "NoNewPrivs as root" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$rpid/status")" 1
+expect_eq "CapEff as root" "$(awk '/^CapEff:/ { print $2 }' "/proc/$rpid/status")" 0000000000000000
+kill -TERM "$rpid"
+wait "$rpid"
+expect_num "exit status as root" $? 0
+t_end
+
 t_begin "textfile_output"
 # for promtool check metrics on the host, which reads it from the console
 out=$("$QPISTAT" --prometheus -- sh -c \
@@ -130,6 +150,7 @@ for caps in CapInh CapPrm CapEff CapAmb; do
 	expect_eq "$caps while serving" \
 		"$(awk "/^$caps:/ { print \$2 }" "/proc/$pid/status")" "0000000000000000"
 done
+expect_eq "NoNewPrivs while serving" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status")" 1
 out=$(wget -q -O - http://127.0.0.1:9100/metrics)
 echo "$out" | grep -qxF 'qpi_rx_bytes_total{socket="0",port="0"} 0' ||
 	fail "no zero rx bytes before the traffic: $out"

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
@@ -28,6 +29,7 @@
 #include <string.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pwd.h>
 #include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -48,6 +50,7 @@
 #define MAX_EVENTS	4
 #define DATA_BYTES	8	/* per data flit in full-width (L0) mode */
 #define DEFAULT_PORT	"9739"
+#define NOBODY		65534	/* --listen as root, without --user */
 
 enum { QPI, R3QPI };
 
@@ -706,13 +709,95 @@ static void drop_capabilities(void)
 	}
 }
 
+/* --user, or nobody when started as root */
+static uid_t run_uid = NOBODY;
+static gid_t run_gid = NOBODY;
+static bool user_given;
+
+/*
+ * As root, serve as an unprivileged user: a uid-0 process without
+ * capabilities still owns root's files.  The events are open by then (they
+ * want the privilege); nothing from the network has been read yet.  No
+ * new privileges either, whoever it runs as: no setuid program or file
+ * capability can give any back.
+ */
+static void drop_privileges(void)
+{
+	uid_t r, e, s;
+
+	if (getresuid(&r, &e, &s)) {
+		fprintf(stderr, "qpistat: getresuid: %s\n", strerror(errno));
+		exit(1);
+	}
+	if ((user_given || !r || !e || !s) &&
+	    (setgroups(0, NULL) || setresgid(run_gid, run_gid, run_gid) ||
+	     setresuid(run_uid, run_uid, run_uid))) {
+		fprintf(stderr, "qpistat: cannot switch to uid %u, gid %u: %s\n",
+			(unsigned int)run_uid, (unsigned int)run_gid, strerror(errno));
+		exit(1);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		fprintf(stderr, "qpistat: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
+		exit(1);
+	}
+	drop_capabilities();
+}
+
+/* USER[:GROUP], names or numbers; the group defaults to the user's */
+static void parse_user(const char *spec)
+{
+	char name[256], *colon, *end;
+	struct passwd *pw;
+	struct group *gr;
+
+	snprintf(name, sizeof(name), "%s", spec);
+	colon = strchr(name, ':');
+	if (colon)
+		*colon++ = 0;
+	pw = getpwnam(name);
+	if (pw) {
+		run_uid = pw->pw_uid;
+		run_gid = pw->pw_gid;
+	} else {
+		errno = 0;
+		run_uid = strtoul(name, &end, 10);
+		if (!isdigit((unsigned char)name[0]) || *end || errno ||
+		    run_uid == (uid_t)-1) {
+			fprintf(stderr, "qpistat: --user '%s': no such user\n", spec);
+			exit(2);
+		}
+		pw = getpwuid(run_uid);
+		run_gid = pw ? pw->pw_gid : run_uid;
+	}
+	if (colon) {
+		gr = getgrnam(colon);
+		if (gr) {
+			run_gid = gr->gr_gid;
+		} else {
+			errno = 0;
+			run_gid = strtoul(colon, &end, 10);
+			if (!isdigit((unsigned char)colon[0]) || *end || errno ||
+			    run_gid == (gid_t)-1) {
+				fprintf(stderr, "qpistat: --user '%s': no such group\n", spec);
+				exit(2);
+			}
+		}
+	}
+	if (!run_uid || !run_gid) {
+		fprintf(stderr, "qpistat: --user '%s': want a user and group other than root\n",
+			spec);
+		exit(2);
+	}
+	user_given = true;
+}
+
 static int listen_mode(int lfd, const char *where)
 {
 	int i, nq = 0, nr3 = 0;
 
 	enable_all(1);
 	last_read = now_s();
-	drop_capabilities();
+	drop_privileges();
 	for (i = 0; i < nr_boxes; i++)
 		boxes[i].kind == QPI ? nq++ : nr3++;
 	fprintf(stderr, "qpistat: serving %d QPI ports and %d R3QPI links at http://%s/metrics\n",
@@ -775,7 +860,7 @@ static void usage(FILE *f, int status)
 	fprintf(f,
 		"usage: qpistat [-I ms] [-c count] [--json | --prometheus]\n"
 		"       qpistat [--json | --prometheus] -- command ...\n"
-		"       qpistat --listen [ADDR:]PORT\n"
+		"       qpistat --listen [ADDR:]PORT [--user USER[:GROUP]]\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
@@ -783,6 +868,7 @@ static void usage(FILE *f, int status)
 		"  -- command          count while command runs, print once; exit with its status\n"
 		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1,\n"
 		"                      PORT 9739; [::1]:PORT or ::1 for IPv6)\n"
+		"  --user USER[:GROUP] serve as USER (started as root: default 65534:65534)\n"
 		"  -h, --help          this help\n");
 	exit(status);
 }
@@ -817,12 +903,13 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ "listen", required_argument, NULL, 'l' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	long interval = 1000, count = -1;
 	bool timed = false;
-	const char *listen = NULL;
+	const char *listen = NULL, *user = NULL;
 	char where[300];
 	int lfd = -1;
 	int fmt = FMT_TABLE, c, i, n = 0, status;
@@ -847,6 +934,9 @@ int main(int argc, char **argv)
 		case 'l':
 			listen = optarg;
 			break;
+		case 'u':
+			user = optarg;
+			break;
 		case 'h':
 			usage(stdout, 0);
 			break;
@@ -862,8 +952,12 @@ int main(int argc, char **argv)
 		/* the exporter answers each scrape in the format it asks for */
 		if (fmt != FMT_TABLE)
 			conflict("--listen: no --json or --prometheus, a scrape asks for its format");
+		if (user)
+			parse_user(user);
 		lfd = listen_on(listen, where, sizeof(where));
 	} else {
+		if (user)
+			conflict("--user: only with --listen");
 		if (optind < argc && timed)
 			conflict("with a command: -I and -c do not apply, it prints once when the command ends");
 		/* closed, it could become a perf fd and hide the error */
