@@ -33,6 +33,7 @@
 #include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -583,6 +584,67 @@ static void print_prom(double dt)
 	free(sb.p);
 }
 
+static void write_all(int fd, const char *p, size_t len)
+{
+	ssize_t n;
+
+	for (; len; p += n, len -= n) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			return;
+	}
+	errno = 0;
+}
+
+/*
+ * --textfile: node_exporter's textfile collector may read FILE at any
+ * moment, so the exposition is written whole to a temporary file in the
+ * same directory, under a name the collector skips (it reads *.prom
+ * only), and renamed over FILE.  The counters run since qpistat started.
+ */
+static void write_textfile(const char *file, double dt)
+{
+	const char *base = strrchr(file, '/');
+	char tmp[PATH_MAX];
+	struct sbuf sb = { };
+	int fd, err = 0;
+
+	base = base ? base + 1 : file;
+	snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int)(base - file), file, base);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		/* the directory: "dir" of "dir/f", "/" of "/f", "." of "f" */
+		fprintf(stderr, "qpistat: --textfile: cannot create a file in %.*s: %s\n",
+			base == file ? 1 : base == file + 1 ? 1 : (int)(base - file - 1),
+			base == file ? "." : file, strerror(errno));
+		exit(1);
+	}
+	exposition(&sb, dt, false);
+	if (sb.oom)
+		err = ENOMEM;
+	else if (fchmod(fd, 0644))
+		err = errno;
+	if (!err) {
+		write_all(fd, sb.p, sb.len);
+		err = errno;
+	}
+	/* a crash after the rename must not leave an empty file behind */
+	if (!err && fsync(fd))
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
+	if (!err && rename(tmp, file))
+		err = errno;
+	free(sb.p);
+	if (err) {
+		unlink(tmp);
+		fprintf(stderr, "qpistat: --textfile: writing %s: %s\n", file, strerror(err));
+		exit(1);
+	}
+}
+
 /*
  * Exporter mode: every scrape reads each group once and answers from that;
  * the gauges cover the time since the previous scrape by any scraper.
@@ -861,6 +923,7 @@ static void usage(FILE *f, int status)
 		"usage: qpistat [-I ms] [-c count] [--json | --prometheus]\n"
 		"       qpistat [--json | --prometheus] -- command ...\n"
 		"       qpistat --listen [ADDR:]PORT [--user USER[:GROUP]]\n"
+		"       qpistat --textfile FILE [-I ms] [-c count]\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
@@ -869,6 +932,8 @@ static void usage(FILE *f, int status)
 		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1,\n"
 		"                      PORT 9739; [::1]:PORT or ::1 for IPv6)\n"
 		"  --user USER[:GROUP] serve as USER (started as root: default 65534:65534)\n"
+		"  --textfile FILE     every -I ms, rewrite FILE for node_exporter's textfile\n"
+		"                      collector (counters since the start)\n"
 		"  -h, --help          this help\n");
 	exit(status);
 }
@@ -904,12 +969,13 @@ int main(int argc, char **argv)
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "user", required_argument, NULL, 'u' },
+		{ "textfile", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	long interval = 1000, count = -1;
 	bool timed = false;
-	const char *listen = NULL, *user = NULL;
+	const char *listen = NULL, *user = NULL, *textfile = NULL;
 	char where[300];
 	int lfd = -1;
 	int fmt = FMT_TABLE, c, i, n = 0, status;
@@ -937,12 +1003,26 @@ int main(int argc, char **argv)
 		case 'u':
 			user = optarg;
 			break;
+		case 't':
+			textfile = optarg;
+			break;
 		case 'h':
 			usage(stdout, 0);
 			break;
 		default:
 			usage(stderr, 2);
 		}
+	}
+	if (textfile) {
+		if (listen)
+			conflict("--textfile and --listen: choose one");
+		if (optind < argc)
+			conflict("--textfile: no command");
+		if (fmt != FMT_TABLE)
+			conflict("--textfile writes the Prometheus text format: no --json or --prometheus");
+		if (!*textfile || textfile[strlen(textfile) - 1] == '/' ||
+		    strlen(textfile) > PATH_MAX - 16)
+			conflict("--textfile: want the path of a file");
 	}
 	if (listen) {
 		if (optind < argc)
@@ -961,7 +1041,7 @@ int main(int argc, char **argv)
 		if (optind < argc && timed)
 			conflict("with a command: -I and -c do not apply, it prints once when the command ends");
 		/* closed, it could become a perf fd and hide the error */
-		if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+		if (!textfile && fcntl(STDOUT_FILENO, F_GETFD) < 0) {
 			fprintf(stderr, "qpistat: stdout: %s\n", strerror(errno));
 			exit(1);
 		}
@@ -980,6 +1060,17 @@ int main(int argc, char **argv)
 
 	t0 = now_s();
 	enable_all(1);
+	if (textfile) {
+		/* as --listen: the events are open, nothing more is needed */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+			fprintf(stderr, "qpistat: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
+			exit(1);
+		}
+		drop_capabilities();
+		/* at once: node_exporter has a file, and a bad directory is found */
+		read_all();
+		write_textfile(textfile, 0);
+	}
 	if (optind < argc) {
 		/* command mode: count while it runs */
 		status = run_command(argv + optind);
@@ -1001,12 +1092,14 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		read_all();
 		t = now_s();
-		if (fmt == FMT_JSON)
+		if (textfile)
+			write_textfile(textfile, t - before);
+		else if (fmt == FMT_JSON)
 			print_json(t - t0, t - before, false);
 		else if (fmt == FMT_PROM)
 			print_prom(t - before);
 		else
 			print_table(t - t0, t - before, false);
 	}
-	return close_stdout(0);
+	return textfile ? 0 : close_stdout(0);
 }

@@ -464,6 +464,85 @@ static void root_drops(void)
 	       "qpistat: --user 'no-such-user-q': no such user\n");
 }
 
+/* a whole exposition of the fake sysfs, as --textfile writes it */
+static bool whole(const char *t)
+{
+	static const char last[] = "\nr3qpi_vn0_credit_rejects_total{socket=\"0\",link=\"0\"} 0\n";
+	size_t len = strlen(t);
+
+	return !strncmp(t, "# HELP qpi_clockticks_total ", 28) && len > sizeof(last) &&
+	       !strcmp(t + len - (sizeof(last) - 1), last) && !strstr(t, "# EOF");
+}
+
+static void textfile(void)
+{
+	char dir[] = "/tmp/test_qpistat_tf.XXXXXX", file[64], text[8192], ls[512] = "";
+	int reads = 0, cut = 0, inodes = 0, types = 0, status;
+	ino_t ino = 0;
+	struct result r;
+	struct stat st;
+	struct proc p;
+	struct dirent *e;
+	const char *t;
+	DIR *d;
+
+	mkdtemp(dir);
+	snprintf(file, sizeof(file), "%s/qpi.prom", dir);
+	run(&r, OUT_CLOSED, ARGV("--textfile", file, "-I", "10", "-c", "3"));
+	slurp(file, text, sizeof(text));
+	for (t = text; (t = strstr(t, "# TYPE ")); t++)
+		types++;
+	d = opendir(dir);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, "..")))
+			snprintf(ls + strlen(ls), sizeof(ls) - strlen(ls), "%s ", e->d_name);
+	if (d)
+		closedir(d);
+	ok(r.status == 0 && !r.err[0] && !stat(file, &st) && (st.st_mode & 07777) == 0644 &&
+	   whole(text) && types == 10 && !strcmp(ls, "qpi.prom ") &&
+	   strstr(text, "\nqpi_rx_bytes_total{socket=\"0\",port=\"0\"} 0\n"),
+	   "cli: --textfile FILE -I 10 -c 3 (stdout closed): exit status 0 (%d), FILE alone in its directory (%s), mode 0644, 10 families, the text format without # EOF",
+	   r.status, ls);
+
+	/* a reader never sees a part of the file */
+	spawn(&p, OUT_FILE, ARGV("--textfile", file, "-I", "1", "-c", "500"));
+	while (waitpid(p.pid, &status, WNOHANG) == 0) {
+		int fd = open(file, O_RDONLY);
+		ssize_t n;
+
+		if (fd < 0)
+			continue;
+		fstat(fd, &st);
+		inodes += st.st_ino != ino;
+		ino = st.st_ino;
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		text[n > 0 ? n : 0] = 0;
+		reads++;
+		cut += !whole(text);
+	}
+	unlink(p.out);
+	unlink(p.err);
+	ok(WIFEXITED(status) && !WEXITSTATUS(status) && reads > 0 && !cut,
+	   "cli: --textfile -I 1 -c 500 with a reader beside: %d reads of %d versions, %d not whole",
+	   reads, inodes, cut);
+	unlink(file);
+	rmdir(dir);
+
+	expect("--textfile in a missing directory", OUT_FILE,
+	       ARGV("--textfile", "/nonexistent/qpi.prom", "-c", "1"), 1,
+	       "qpistat: --textfile: cannot create a file in /nonexistent: No such file or directory\n");
+	expect("--textfile with --json", OUT_FILE, ARGV("--textfile", "f.prom", "--json"), 2,
+	       "qpistat: --textfile writes the Prometheus text format: no --json or --prometheus\n");
+	expect("--textfile with --listen", OUT_FILE,
+	       ARGV("--textfile", "f.prom", "--listen", "9739"), 2,
+	       "qpistat: --textfile and --listen: choose one\n");
+	expect("--textfile with a command", OUT_FILE, ARGV("--textfile", "f.prom", "--", "true"), 2,
+	       "qpistat: --textfile: no command\n");
+	expect("--textfile dir/", OUT_FILE, ARGV("--textfile", "/tmp/"), 2,
+	       "qpistat: --textfile: want the path of a file\n");
+}
+
 void test_cli(void)
 {
 	struct result r;
@@ -482,4 +561,5 @@ void test_cli(void)
 	command_status();
 	ipv6();
 	root_drops();
+	textfile();
 }
