@@ -888,6 +888,7 @@ static void on_signal(int sig)
 static int run_command(char **argv)
 {
 	sigset_t term, old;
+	siginfo_t info;
 	int status;
 	pid_t pid;
 
@@ -907,13 +908,15 @@ static int run_command(char **argv)
 	}
 	child = pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	while (waitpid(pid, &status, 0) < 0) {
+	/* not reaped yet: a SIGTERM meanwhile cannot hit a recycled pid */
+	while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0) {
 		if (errno != EINTR) {
-			fprintf(stderr, "qpistat: waitpid: %s\n", strerror(errno));
+			fprintf(stderr, "qpistat: waitid: %s\n", strerror(errno));
 			exit(1);
 		}
 	}
 	child = 0;
+	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
