@@ -79,6 +79,8 @@ fuzz:
 RULES = $(DESTDIR)/etc/udev/rules.d/60-qpi-uncore.rules
 # qpistat --listen as a systemd service, and the Prometheus rules for it
 UNIT = $(DESTDIR)/etc/systemd/system/qpistat.service
+# qpistat --textfile for node_exporter's textfile collector
+TEXTFILE_UNIT = $(DESTDIR)/etc/systemd/system/qpistat-textfile.service
 PROMRULES = $(DESTDIR)$(PREFIX)/share/qpi_uncore/prometheus/qpi.rules.yml
 install-userspace:
 	install -D -m 755 tools/takeover/qpi-uncore-takeover \
@@ -89,6 +91,7 @@ install-userspace:
 	test -n "$(DESTDIR)" || ! command -v udevadm > /dev/null || udevadm control --reload || true
 	mkdir -p $(dir $(UNIT))
 	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat.service > $(UNIT)
+	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat-textfile.service > $(TEXTFILE_UNIT)
 	test -n "$(DESTDIR)" || ! command -v systemctl > /dev/null || systemctl daemon-reload || true
 	install -D -m 644 tools/prometheus/qpi.rules.yml $(PROMRULES)
 
@@ -102,7 +105,8 @@ install: modules tools install-userspace
 uninstall:
 	rm -f $(MODDIR)/qpi_uncore.ko $(DESTDIR)$(PREFIX)/bin/qpistat \
 	      $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf \
-	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES) $(UNIT) $(PROMRULES)
+	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES) $(UNIT) $(TEXTFILE_UNIT) \
+	      $(PROMRULES)
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
 # DKMS rebuilds the module for every kernel installed later.
@@ -122,7 +126,8 @@ dkms-uninstall:
 	-dkms remove qpi_uncore/$(VERSION) --all
 	rm -rf $(DKMS_SRC) /etc/modprobe.d/qpi_uncore.conf \
 	       $(PREFIX)/sbin/qpi-uncore-takeover /etc/udev/rules.d/60-qpi-uncore.rules \
-	       /etc/systemd/system/qpistat.service $(PREFIX)/share/qpi_uncore/prometheus
+	       /etc/systemd/system/qpistat.service /etc/systemd/system/qpistat-textfile.service \
+	       $(PREFIX)/share/qpi_uncore/prometheus
 
 # The Debian package qpi-uncore-dkms (Architecture: all): the module's
 # source for DKMS (no qpisim), qpi-uncore-takeover, its udev rule and the

@@ -8,6 +8,10 @@
 # traffic runs at a steady rate for SECS seconds; its start is told to the
 # host by a connection to 10.0.2.2:$QPI_ACK_PORT (the host's loopback), so
 # that the host knows when, on its own clock, the bytes were injected.
+# Then the same for qpistat --textfile read by node_exporter (Debian's
+# prometheus-node-exporter, copied into the guest by the host), reached
+# through --hostfwd HOST:9104: "inject2", traffic told to
+# $QPI_ACK_PORT2, "done2".
 # Run otherwise (no QPI_HOSTFWD=1 in the environment), it skips.
 . "$(dirname "$0")/lib.sh"
 
@@ -17,6 +21,8 @@ SETPRIV=/usr/libexec/qpivm/setpriv
 RX_RATE=2000		# DRS packets (64 data bytes) a second, in on s0 p0
 TX_RATE=1000		# and out on s1 p0
 SECS=20
+NODE_EXPORTER=/tools/bin/prometheus-node-exporter
+TEXTFILE_DIR=/tmp/textfile
 
 if [ "${QPI_HOSTFWD:-}" != 1 ]; then
 	echo "TAP version 13"
@@ -24,7 +30,7 @@ if [ "${QPI_HOSTFWD:-}" != 1 ]; then
 	exit $KSFT_SKIP
 fi
 
-ktap_plan 8
+ktap_plan 11
 
 # centiseconds since boot
 uptime_cs()
@@ -64,7 +70,7 @@ expect_eq "first line without PMUs" "$(echo "$out" | head -n 1)" \
 expect_num "lines without PMUs" "$(echo "$out" | wc -l)" 3
 out=$("$QPISTAT" --listen 127.0.0.1:0 2>&1)
 expect_num "exit status for port 0" $? 2
-expect_eq "bad --listen" "$out" "qpistat: --listen '127.0.0.1:0': want [ADDR:]PORT, PORT 1-65535"
+expect_eq "bad --listen" "$out" "qpistat: --listen '127.0.0.1:0': want [ADDR:]PORT, [IPV6]:PORT or ADDR, PORT 1-65535"
 "$QPISTAT" --listen 9100 --json > /dev/null 2>&1
 expect_num "exit status for --listen with --json" $? 2
 expect_ok "load qpisim" qsim ivbep sockets=2 qpi_rate=7
@@ -93,6 +99,26 @@ expect_num "exit status with the port taken" $? 1
 expect_eq "port taken" "$out" "qpistat: cannot listen on 127.0.0.1:9102: Address already in use"
 kill "$busy" 2> /dev/null
 wait "$busy" 2> /dev/null
+t_end
+
+t_begin "root_serves_as_nobody"
+# started as root, it serves as 65534:65534 with no new privileges
+"$QPISTAT" --listen 127.0.0.1:9103 2> /tmp/root.err &
+rpid=$!
+for i in $(seq 50); do
+	[ -s /tmp/root.err ] && break
+	sleep 0.1
+done
+expect_eq "startup line as root" "$(cat /tmp/root.err)" \
+	"qpistat: serving 4 QPI ports and 4 R3QPI links at http://127.0.0.1:9103/metrics"
+expect_eq "uids and gids as root" \
+	"$(awk '/^(Uid|Gid):/ { printf "%s %s %s %s %s;", $1, $2, $3, $4, $5 }' "/proc/$rpid/status")" \
+	"Uid: 65534 65534 65534 65534;Gid: 65534 65534 65534 65534;"
+expect_eq "NoNewPrivs as root" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$rpid/status")" 1
+expect_eq "CapEff as root" "$(awk '/^CapEff:/ { print $2 }' "/proc/$rpid/status")" 0000000000000000
+kill -TERM "$rpid"
+wait "$rpid"
+expect_num "exit status as root" $? 0
 t_end
 
 t_begin "textfile_output"
@@ -130,6 +156,7 @@ for caps in CapInh CapPrm CapEff CapAmb; do
 	expect_eq "$caps while serving" \
 		"$(awk "/^$caps:/ { print \$2 }" "/proc/$pid/status")" "0000000000000000"
 done
+expect_eq "NoNewPrivs while serving" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status")" 1
 out=$(wget -q -O - http://127.0.0.1:9100/metrics)
 echo "$out" | grep -qxF 'qpi_rx_bytes_total{socket="0",port="0"} 0' ||
 	fail "no zero rx bytes before the traffic: $out"
@@ -150,29 +177,36 @@ fds0=$(fds "$pid")
 echo "# exporter pid $pid, $fds0 fds"
 t_end
 
+# steady ACK_PORT: RX_RATE and TX_RATE DRS packets a second for SECS s,
+# the start told to the host's ACK_PORT.  Every ~0.1 s it injects what is
+# due by the clock since the start, so that a late step catches up
+# instead of slowing the rate.
+steady()
+{
+	echo start | nc 10.0.2.2 "$1" > /dev/null 2>&1 ||
+		fail "could not tell the host the traffic starts"
+	t0=$(uptime_cs)
+	rx=0 tx=0 el=0
+	while [ "$el" -lt $((SECS * 100)) ]; do
+		el=$(($(uptime_cs) - t0))
+		[ "$el" -le $((SECS * 100)) ] || el=$((SECS * 100))
+		n=$((RX_RATE * el / 100 - rx))
+		[ "$n" -le 0 ] || inject "packet socket=0 port=0 dir=rx mc=drs count=$n"
+		rx=$((rx + n))
+		n=$((TX_RATE * el / 100 - tx))
+		[ "$n" -le 0 ] || inject "packet socket=1 port=0 dir=tx mc=drs count=$n"
+		tx=$((tx + n))
+		sleep 0.1
+	done
+	echo "# injected $rx DRS in and $tx out in $SECS s"
+}
+
 t_begin "traffic_on_request"
 ctl inject
 for r in 1 2 3 4 5; do
 	inject "event socket=0 box=r3qpi0 event=0x34 umask=0x8 count=50 cycles=1000"
 done
-# Steady rates: every ~0.1 s, inject what is due by the clock since the
-# start, so that a late step catches up instead of slowing the rate.
-echo start | nc 10.0.2.2 "$QPI_ACK_PORT" > /dev/null 2>&1 ||
-	fail "could not tell the host the traffic starts"
-t0=$(uptime_cs)
-rx=0 tx=0 el=0
-while [ "$el" -lt $((SECS * 100)) ]; do
-	el=$(($(uptime_cs) - t0))
-	[ "$el" -le $((SECS * 100)) ] || el=$((SECS * 100))
-	n=$((RX_RATE * el / 100 - rx))
-	[ "$n" -le 0 ] || inject "packet socket=0 port=0 dir=rx mc=drs count=$n"
-	rx=$((rx + n))
-	n=$((TX_RATE * el / 100 - tx))
-	[ "$n" -le 0 ] || inject "packet socket=1 port=0 dir=tx mc=drs count=$n"
-	tx=$((tx + n))
-	sleep 0.1
-done
-echo "# injected $rx DRS in and $tx out in $SECS s"
+steady "$QPI_ACK_PORT"
 out=$(wget -q -O - http://127.0.0.1:9100/metrics)
 for want in "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 64))" \
 	"qpi_tx_bytes_total{socket=\"1\",port=\"0\"} $((TX_RATE * SECS * 64))" \
@@ -202,6 +236,53 @@ kill -TERM "$pid"
 wait "$pid"
 expect_num "exit status" $? 0
 expect_eq "messages" "$(tail -n +2 /tmp/exporter.err)" "qpistat: Terminated, stopping"
+t_end
+
+t_begin "textfile_for_node_exporter"
+# qpistat --textfile as nobody with CAP_PERFMON, every 0.5 s, into the
+# directory node_exporter reads; the host's Prometheus scrapes
+# node_exporter while the same traffic runs again.
+mkdir -p "$TEXTFILE_DIR"
+chown 65534:65534 "$TEXTFILE_DIR"
+"$SETPRIV" --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+perfmon \
+	--ambient-caps=-all,+perfmon --bounding-set=-all,+perfmon -- \
+	"$QPISTAT" --textfile "$TEXTFILE_DIR/qpi.prom" -I 500 2> /tmp/textfile.err &
+tpid=$!
+"$NODE_EXPORTER" --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$TEXTFILE_DIR" --web.listen-address=0.0.0.0:9104 \
+	> /tmp/node.log 2>&1 &
+npid=$!
+for i in $(seq 50); do
+	[ -s "$TEXTFILE_DIR/qpi.prom" ] && break
+	sleep 0.1
+done
+grep -qxF 'qpi_rx_bytes_total{socket="0",port="0"} 0' "$TEXTFILE_DIR/qpi.prom" ||
+	fail "no zero rx bytes in the first file: $(cat "$TEXTFILE_DIR/qpi.prom" /tmp/textfile.err)"
+expect_eq "NoNewPrivs of --textfile" "$(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$tpid/status")" 1
+expect_eq "CapEff of --textfile" "$(awk '/^CapEff:/ { print $2 }' "/proc/$tpid/status")" \
+	0000000000000000
+ctl inject2
+steady "$QPI_ACK_PORT2"
+sleep 1
+for want in "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 64))" \
+	"qpi_tx_bytes_total{socket=\"1\",port=\"0\"} $((TX_RATE * SECS * 64))" \
+	"qpi_rx_flits_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 9))"; do
+	grep -qxF "$want" "$TEXTFILE_DIR/qpi.prom" || fail "no line '$want' in the file"
+done
+t_end
+
+t_begin "textfile_ends_cleanly"
+ctl done2
+kill -0 "$tpid" 2> /dev/null || fail "qpistat --textfile died: $(cat /tmp/textfile.err)"
+kill -0 "$npid" 2> /dev/null || fail "node_exporter died: $(tail -n 5 /tmp/node.log)"
+kill -TERM "$tpid"
+wait "$tpid"
+expect_num "exit status of --textfile" $? 0
+expect_eq "messages of --textfile" "$(cat /tmp/textfile.err)" ""
+# the temporary files were renamed, none is left
+expect_eq "files in the directory" "$(ls -a "$TEXTFILE_DIR" | tr '\n' ' ')" ". .. qpi.prom "
+kill "$npid"
+wait "$npid" 2> /dev/null
 echo "$old" > /proc/sys/kernel/perf_event_paranoid
 t_end
 

@@ -10,7 +10,11 @@
 #    API over a window inside the injection, and every scraped sample,
 #    must match the injection within one scrape interval.  Also
 #    promtool check metrics on the guest's real output, OpenMetrics by
-#    Accept, bad requests, a stalled client and 8 concurrent scrapers.
+#    Accept, bad requests, a stalled client and 8 concurrent scrapers;
+#  - node_exporter's textfile collector: the guest runs qpistat --textfile
+#    and Debian's prometheus-node-exporter (copied into the guest) on its
+#    directory; Prometheus scrapes node_exporter while the guest injects
+#    the same traffic again; rate(), increase() and every sample as above.
 # The guest's own cases are reported here too, as "guest: <name>".
 # Usage: tools/prometheus/test.sh [--build]  (default: no make before the VM)
 set -uo pipefail
@@ -20,10 +24,14 @@ cd "$repo" || exit 1
 build=--no-build
 [[ ${1:-} == --build ]] && build=
 tmp=$(mktemp -d)
-prom_pid='' vm_pid='' ack_pid=''
+prom_pid='' vm_pid='' ack_pid='' ack2_pid=''
+# node_exporter for the guest: the initramfs takes the executables under tools/
+guestbin=$here/.guest
 cleanup() {
 	[[ -z $prom_pid ]] || kill "$prom_pid" 2> /dev/null
 	[[ -z $ack_pid ]] || kill "$ack_pid" 2> /dev/null
+	[[ -z $ack2_pid ]] || kill "$ack2_pid" 2> /dev/null
+	rm -rf "$guestbin"
 	# run-vm leads its own process group: QEMU goes with it
 	[[ -z $vm_pid ]] || kill -- "-$vm_pid" 2> /dev/null
 	wait 2> /dev/null
@@ -38,8 +46,9 @@ diag() { sed 's/^/# /'; }
 
 echo "KTAP version 1"
 
-for c in promtool prometheus curl python3; do
-	command -v "$c" > /dev/null || { echo "# $c missing: apt-get install prometheus curl python3"; }
+for c in promtool prometheus curl python3 prometheus-node-exporter; do
+	command -v "$c" > /dev/null ||
+		{ echo "# $c missing: apt-get install prometheus prometheus-node-exporter curl python3"; }
 done
 
 # qpistat's HTTP host tests are make check's qpistat-unit stage.
@@ -63,26 +72,37 @@ grep -qx 'ExecStart=/usr/local/bin/qpistat --listen 127.0.0.1:9739' "$unit" || r
 for want in DynamicUser=yes AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON; do
 	grep -qx "$want" "$unit" || { echo "# no $want in the unit"; r=1; }
 done
+tunit=$tmp/inst/etc/systemd/system/qpistat-textfile.service
+grep -qx 'ExecStart=/usr/local/bin/qpistat --textfile /var/lib/prometheus/node-exporter/qpi.prom -I 15000' \
+	"$tunit" || r=1
+for want in CapabilityBoundingSet=CAP_PERFMON ProtectSystem=strict \
+	ReadWritePaths=/var/lib/prometheus/node-exporter PrivateNetwork=yes; do
+	grep -qx "$want" "$tunit" || { echo "# no $want in the textfile unit"; r=1; }
+done
 if command -v systemd-analyze > /dev/null; then
 	# verify wants the binary to exist: point it at the built one
-	sed "s|/usr/local/bin/qpistat|$repo/tools/qpistat/qpistat|" "$unit" > "$tmp/qpistat.service"
-	systemd-analyze verify "$tmp/qpistat.service" >> "$tmp/out" 2>&1 || r=1
+	for u in "$unit" "$tunit"; do
+		sed "s|/usr/local/bin/qpistat|$repo/tools/qpistat/qpistat|" "$u" > "$tmp/${u##*/}"
+		systemd-analyze verify "$tmp/${u##*/}" >> "$tmp/out" 2>&1 || r=1
+	done
 fi
 make -s uninstall DESTDIR="$tmp/inst" PREFIX=/usr/local KDIR=/nonexistent KVER=none >> "$tmp/out" 2>&1
-[[ -e $unit || -e $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] && r=1
+[[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] && r=1
 [[ $r == 0 ]] || diag < "$tmp/out"
-result $r "make install-userspace: qpistat.service (non-root, CAP_PERFMON only, systemd-analyze verify) and qpi.rules.yml; uninstall removes them"
+result $r "make install-userspace: qpistat.service (non-root, CAP_PERFMON only), qpistat-textfile.service (CAP_PERFMON only, writes node_exporter's directory only), both through systemd-analyze verify, and qpi.rules.yml; uninstall removes them"
 
 # ---- the scrape
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-hport=$(free_port) cport=$(free_port) pport=$(free_port) aport=$(free_port)
-while [[ $cport == "$hport" ]]; do cport=$(free_port); done
-while [[ $pport == "$hport" || $pport == "$cport" ]]; do pport=$(free_port); done
-while [[ $aport == "$hport" || $aport == "$cport" || $aport == "$pport" ]]; do
-	aport=$(free_port)
+# exporter, control, Prometheus, traffic acks, node_exporter: all different
+ports=()
+while ((${#ports[@]} < 6)); do
+	p=$(free_port)
+	[[ " ${ports[*]} " == *" $p "* ]] || ports+=("$p")
 done
+hport=${ports[0]} cport=${ports[1]} pport=${ports[2]} aport=${ports[3]}
+a2port=${ports[4]} nport=${ports[5]}
 exporter=http://127.0.0.1:$hport
 api=http://127.0.0.1:$pport/api/v1
 
@@ -99,6 +119,9 @@ scrape_configs:
   - job_name: qpistat
     static_configs:
       - targets: ['127.0.0.1:$hport']
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:$nport']
 EOF
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
 	--web.listen-address="127.0.0.1:$pport" --log.level=warn > "$tmp/prometheus.log" 2>&1 &
@@ -143,7 +166,8 @@ wait_for() {
 # The guest connects to 10.0.2.2:$aport (QEMU's user network: our
 # loopback) the moment its traffic starts: the start on our clock, which
 # is also Prometheus's.
-python3 - "$aport" > "$tmp/t0" 2> "$tmp/ack.err" <<'EOF' &
+ack() { # PORT: the time of the first connection to PORT
+	python3 - "$1" <<'EOF'
 import socket, sys, time
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -154,11 +178,17 @@ print("%.3f" % time.time(), flush=True)
 c.recv(64)
 c.close()
 EOF
+}
+ack "$aport" > "$tmp/t0" 2> "$tmp/ack.err" &
 ack_pid=$!
+ack "$a2port" > "$tmp/t0b" 2> "$tmp/ack2.err" &
+ack2_pid=$!
 
-setsid tools/vm/run-vm $build --platform snbep --timeout 420 \
-	--hostfwd "$hport:9100" --hostfwd "$cport:9101" --env QPI_HOSTFWD=1 \
-	--env QPI_ACK_PORT="$aport" \
+mkdir -p "$guestbin"
+node_exporter=$(command -v prometheus-node-exporter) && cp "$node_exporter" "$guestbin/"
+setsid tools/vm/run-vm $build --platform snbep --timeout 540 \
+	--hostfwd "$hport:9100" --hostfwd "$cport:9101" --hostfwd "$nport:9104" \
+	--env QPI_HOSTFWD=1 --env QPI_ACK_PORT="$aport" --env QPI_ACK_PORT2="$a2port" \
 	--tests qpistat_exporter.sh > "$tmp/vm.log" 2>&1 &
 vm_pid=$!
 
@@ -225,19 +255,20 @@ result $r "Prometheus sees the exact totals: rx $rx_want B, tx $tx_want B"
 # scraped 1 s to 19 s after the start against the bytes injected by its
 # timestamp.  Tolerance: the bytes of one 1 s scrape interval.  Late,
 # bunched or wrong counts miss; totals alone cannot.
-check_rate() { # SELECTOR RATE NAME
-	local sel=$1 want=$2 name=$3 at inc rate
+check_rate() { # SELECTOR RATE NAME [T0 SAMPLE_TOLERANCE_S]
+	local sel=$1 want=$2 name=$3 t0=${4:-$t0} stol=${5:-1} at inc rate
 	at=$(python3 -c "print('%.3f' % ($t0 + 15))")
 	inc=$(query "increase($sel[10s])" "$at")
 	rate=$(query "rate($sel[10s])" "$at")
 	curl -sf "$api/query" --data-urlencode "query=$sel[$((secs + 10))s]" \
 		--data-urlencode "time=$(python3 -c "print('%.3f' % ($t0 + $secs + 3))")" \
 		> "$tmp/samples.json"
-	python3 - "$inc" "$rate" "$want" "$t0" "$secs" "$name" "$tmp/samples.json" <<'EOF'
+	python3 - "$inc" "$rate" "$want" "$t0" "$secs" "$name" "$tmp/samples.json" "$stol" <<'EOF'
 import json, sys
 inc, rate, want, t0 = (float(x) if x != "none" else float("nan") for x in sys.argv[1:5])
 secs, name = int(sys.argv[5]), sys.argv[6]
 tol = want * 1.0    # one 1 s scrape interval of traffic
+stol = want * float(sys.argv[8])    # a sample's, plus the textfile's age
 bad = False
 print(f"# {name}: rate() over 10 s at start + 15 s = {rate:.1f} B/s, injected {want:.0f} B/s, "
       f"tolerance {tol / 10:.1f} B/s")
@@ -254,11 +285,11 @@ if worst:
     dev = worst[1] - want * (worst[0] - t0)
     print(f"# {name}: {len(inside)} samples 1-{secs - 1} s after the start; worst at "
           f"+{worst[0] - t0:.3f} s: {worst[1]:.0f} B, injected by then {want * (worst[0] - t0):.0f} B "
-          f"({dev:+.0f} B, tolerance {tol:.0f} B)")
+          f"({dev:+.0f} B, tolerance {stol:.0f} B)")
 if len(inside) < secs - 6:
     print(f"# {name}: {len(inside)} samples inside the injection, want at least {secs - 6}")
     bad = True
-elif abs(dev) > tol:
+elif abs(dev) > stol:
     bad = True
 sys.exit(1 if bad else 0)
 EOF
@@ -314,6 +345,47 @@ wait_for 10 upped
 result $? "Prometheus still scrapes it (up == 1)"
 
 ctl done
+
+# ---- node_exporter's textfile collector
+n_rx_sel='qpi_rx_bytes_total{job="node",socket="0",port="0"}'
+n_tx_sel='qpi_tx_bytes_total{job="node",socket="1",port="0"}'
+node_up() { [[ $(query "$n_rx_sel") == 0 && $(query 'up{job="node"}') == 1 ]]; }
+wait_for 120 node_up
+r=$?
+[[ $r == 0 ]] || echo "# node_exporter: up $(query 'up{job="node"}'), rx $(query "$n_rx_sel")"
+result $r "Prometheus scrapes node_exporter, whose textfile collector reads qpistat --textfile"
+ctl inject2
+started2() { [[ -s $tmp/t0b ]]; }
+wait_for 60 started2
+r=$?
+t0b=$(cat "$tmp/t0b")
+result $r "the guest's second traffic starts (at $t0b on the host's clock)"
+arrived2() { [[ $(query "$n_rx_sel") == "$rx_want" && $(query "$n_tx_sel") == "$tx_want" ]]; }
+wait_for 90 arrived2
+r=$?
+[[ $r == 0 ]] || echo "# Prometheus has rx $(query "$n_rx_sel"), tx $(query "$n_tx_sel") through node_exporter"
+until python3 -c "import sys, time; sys.exit(time.time() < $t0b + $secs + 4)"; do sleep 1; done
+result $r "through node_exporter, the exact totals since qpistat --textfile started: rx $rx_want B, tx $tx_want B"
+# A sample is as old as the file it came from: one file interval (0.5 s)
+# on top of the scrape's second, and in this loaded TCG guest the writer
+# or node_exporter runs up to a second late (1.9 s of traffic seen once).
+check_rate "$n_rx_sel" "$rx_rate" "node rx bytes" "$t0b" 2.5
+result $? "node_exporter: rate() and increase() of received bytes, and every sample, match the injection"
+check_rate "$n_tx_sel" "$tx_rate" "node tx bytes" "$t0b" 2.5
+result $? "node_exporter: rate() and increase() of sent bytes, and every sample, match the injection"
+r=0
+errs=$(curl -sf "$api/query" --data-urlencode 'query=node_textfile_scrape_error' | python3 -c '
+import json, sys
+print(" ".join(x["value"][1] for x in json.load(sys.stdin)["data"]["result"]))')
+[[ $errs == 0 ]] || { echo "# node_textfile_scrape_error: '$errs'"; r=1; }
+curl -sf "http://127.0.0.1:$nport/metrics" > "$tmp/node.txt"
+grep -q '^# EOF' "$tmp/node.txt" && r=1
+# node_exporter sorts the labels and prints floats
+v=$(awk '$1 == "qpi_rx_bytes_total{port=\"0\",socket=\"0\"}" { printf "%.0f", $2 }' "$tmp/node.txt")
+[[ $v == "$rx_want" ]] || { echo "# node_exporter's qpi_rx_bytes_total of socket 0 port 0: '$v'"; r=1; }
+[[ $r == 0 ]] || grep -E 'textfile|qpi_rx_bytes' "$tmp/node.txt" | diag
+result $r "node_textfile_scrape_error 0, node_exporter serves the file's exact samples"
+ctl done2
 wait "$vm_pid"
 vrc=$?
 vm_pid=''
@@ -342,7 +414,7 @@ grep -qxF 'qpi_rx_bytes_total{socket="0",port="1"} 6400' "$tmp/textfile.prom" ||
 [[ $r == 0 ]] || diag < "$tmp/out"
 result $r "promtool check metrics passes on qpistat --prometheus ($(grep -c '^# TYPE' "$tmp/textfile.prom") families)"
 
-grep -q '^# ok [0-9]* sigterm_ends_cleanly' "$tmp/vm.log" && [[ $vrc == 0 ]] &&
+grep -q '^# ok [0-9]* textfile_ends_cleanly' "$tmp/vm.log" && [[ $vrc == 0 ]] &&
 	grep -q '^ok - kernel log clean' "$tmp/vm.log"
 result $? "guest test ran to the end, run-vm exit status $vrc"
 [[ $vrc == 0 ]] || tail -n 20 "$tmp/vm.log" | diag

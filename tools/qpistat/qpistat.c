@@ -11,11 +11,14 @@
  * for the metrics and their formulas.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <math.h>
 #include <signal.h>
@@ -26,9 +29,11 @@
 #include <string.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pwd.h>
 #include <linux/capability.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -38,11 +43,15 @@
 
 #include "server.h"
 
+#ifndef PMU_DIR
 #define PMU_DIR		"/sys/bus/event_source/devices"
+#endif
 #define MAX_SOCKETS	64
 #define MAX_BOXES	4
 #define MAX_EVENTS	4
 #define DATA_BYTES	8	/* per data flit in full-width (L0) mode */
+#define DEFAULT_PORT	"9739"
+#define NOBODY		65534	/* --listen as root, without --user */
 
 enum { QPI, R3QPI };
 
@@ -178,7 +187,17 @@ static void die_no_pmus(void)
 
 static long perf_open(struct perf_event_attr *attr, int cpu, int group)
 {
-	return syscall(SYS_perf_event_open, attr, -1, cpu, group, 0);
+#ifdef QPISTAT_FAKE_PMU
+	/*
+	 * The host tests' build (Makefile: qpistat_fake): the PMUs of a fake
+	 * sysfs, counted by software events that count nothing.
+	 */
+	attr->type = PERF_TYPE_SOFTWARE;
+	attr->config = PERF_COUNT_SW_DUMMY;
+#endif
+	/* a command run under qpistat must not get them, nor what it forks */
+	return syscall(SYS_perf_event_open, attr, -1, cpu, group,
+		       PERF_FLAG_FD_CLOEXEC);
 }
 
 /* Open one group on box @idx of @kind for every socket of its cpumask. */
@@ -297,6 +316,34 @@ static void read_all(void)
 	}
 }
 
+/*
+ * A full disk or a closed pipe must not pass for success: the textfile
+ * recipe "qpistat ... > f.tmp && mv f.tmp f" would install a cut file.
+ */
+static void check_stdout(void)
+{
+	int err;
+
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return;
+	err = errno;
+	fprintf(stderr, "qpistat: writing to stdout: %s\n",
+		err ? strerror(err) : "write error");
+	exit(1);
+}
+
+/* the last output: what close() says counts too (NFS reports it there) */
+static int close_stdout(int status)
+{
+	check_stdout();
+	if (fclose(stdout)) {
+		fprintf(stderr, "qpistat: writing to stdout: %s\n", strerror(errno));
+		return 1;
+	}
+	return status;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -377,7 +424,7 @@ static void print_table(double t, double dt, bool cum)
 			       ratio(d(b, 2, cum), d(b, 0, cum)));
 		}
 	}
-	fflush(stdout);
+	check_stdout();
 }
 
 static void print_json(double t, double dt, bool cum)
@@ -440,7 +487,7 @@ static void print_json(double t, double dt, bool cum)
 		       rx, tx);
 	}
 	printf("]}\n");
-	fflush(stdout);
+	check_stdout();
 }
 
 enum {
@@ -582,8 +629,69 @@ static void print_prom(double dt)
 		exit(1);
 	}
 	fwrite(sb.p, 1, sb.len, stdout);
-	fflush(stdout);
+	check_stdout();
 	free(sb.p);
+}
+
+static void write_all(int fd, const char *p, size_t len)
+{
+	ssize_t n;
+
+	for (; len; p += n, len -= n) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			n = 0;
+		else if (n <= 0)
+			return;
+	}
+	errno = 0;
+}
+
+/*
+ * --textfile: node_exporter's textfile collector may read FILE at any
+ * moment, so the exposition is written whole to a temporary file in the
+ * same directory, under a name the collector skips (it reads *.prom
+ * only), and renamed over FILE.  The counters run since qpistat started.
+ */
+static void write_textfile(const char *file, double dt)
+{
+	const char *base = strrchr(file, '/');
+	char tmp[PATH_MAX];
+	struct sbuf sb = { };
+	int fd, err = 0;
+
+	base = base ? base + 1 : file;
+	snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int)(base - file), file, base);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		/* the directory: "dir" of "dir/f", "/" of "/f", "." of "f" */
+		fprintf(stderr, "qpistat: --textfile: cannot create a file in %.*s: %s\n",
+			base == file ? 1 : base == file + 1 ? 1 : (int)(base - file - 1),
+			base == file ? "." : file, strerror(errno));
+		exit(1);
+	}
+	exposition(&sb, dt, false);
+	if (sb.oom)
+		err = ENOMEM;
+	else if (fchmod(fd, 0644))
+		err = errno;
+	if (!err) {
+		write_all(fd, sb.p, sb.len);
+		err = errno;
+	}
+	/* a crash after the rename must not leave an empty file behind */
+	if (!err && fsync(fd))
+		err = errno;
+	if (close(fd) && !err)
+		err = errno;
+	if (!err && rename(tmp, file))
+		err = errno;
+	free(sb.p);
+	if (err) {
+		unlink(tmp);
+		fprintf(stderr, "qpistat: --textfile: writing %s: %s\n", file, strerror(err));
+		exit(1);
+	}
 }
 
 /*
@@ -603,38 +711,61 @@ static int scrape(struct sbuf *sb, bool openmetrics)
 	return 0;
 }
 
-/* ADDR:PORT, [ADDR]:PORT, :PORT or PORT; the address defaults to 127.0.0.1 */
+static void bad_listen(const char *spec)
+{
+	fprintf(stderr, "qpistat: --listen '%s': want [ADDR:]PORT, [IPV6]:PORT or ADDR, PORT 1-65535\n",
+		spec);
+	exit(2);
+}
+
+/*
+ * PORT, :PORT, ADDR:PORT, [ADDR]:PORT, [ADDR] or ADDR.  The address
+ * defaults to 127.0.0.1, the port to 9739.  An IPv6 address takes
+ * brackets before a port: ::1 is an address, on port 9739.
+ */
 static int listen_on(const char *spec, char *where, size_t wlen)
 {
 	struct addrinfo hints = {
 		.ai_flags = AI_PASSIVE | AI_NUMERICSERV,
 		.ai_socktype = SOCK_STREAM,
 	}, *res, *ai;
-	char host[256] = "127.0.0.1", port[8];
-	const char *colon = strrchr(spec, ':'), *p;
+	char host[256] = "127.0.0.1";
+	const char *h = NULL, *p = DEFAULT_PORT, *colon = strchr(spec, ':');
 	int fd = -1, err, one = 1;
-	size_t hlen;
+	size_t hlen = 0;
 
-	p = colon ? colon + 1 : spec;
-	if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p) ||
-	    atoi(p) < 1 || atoi(p) > 65535) {
-		fprintf(stderr, "qpistat: --listen '%s': want [ADDR:]PORT, PORT 1-65535\n", spec);
-		exit(2);
+	if (spec[0] == '[') {
+		const char *rb = strchr(spec, ']');
+
+		if (!rb || rb == spec + 1 || (rb[1] && rb[1] != ':'))
+			bad_listen(spec);
+		h = spec + 1;
+		hlen = rb - h;
+		if (rb[1])
+			p = rb + 2;
+	} else if (strspn(spec, "0123456789") == strlen(spec)) {
+		p = spec;
+	} else if (colon && !strchr(colon + 1, ':')) {
+		h = spec;
+		hlen = colon - spec;
+		p = colon + 1;
+	} else {
+		h = spec;
+		hlen = strlen(spec);
 	}
-	strcpy(port, p);
-	hlen = colon ? (size_t)(colon - spec) : 0;
-	if (hlen && spec[0] == '[' && spec[hlen - 1] == ']')
-		spec++, hlen -= 2;
+	if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p) ||
+	    atoi(p) < 1 || atoi(p) > 65535)
+		bad_listen(spec);
 	if (hlen >= sizeof(host)) {
 		fprintf(stderr, "qpistat: --listen '%s': address too long\n", spec);
 		exit(2);
 	}
 	if (hlen) {
-		memcpy(host, spec, hlen);
+		memcpy(host, h, hlen);
 		host[hlen] = 0;
 	}
-	snprintf(where, wlen, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, port);
-	err = getaddrinfo(host, port, &hints, &res);
+	snprintf(where, wlen, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, p);
+	err = getaddrinfo(host, p, &hints, &res);
 	if (err) {
 		fprintf(stderr, "qpistat: cannot listen on %s: %s\n", where, gai_strerror(err));
 		exit(1);
@@ -689,13 +820,95 @@ static void drop_capabilities(void)
 	}
 }
 
+/* --user, or nobody when started as root */
+static uid_t run_uid = NOBODY;
+static gid_t run_gid = NOBODY;
+static bool user_given;
+
+/*
+ * As root, serve as an unprivileged user: a uid-0 process without
+ * capabilities still owns root's files.  The events are open by then (they
+ * want the privilege); nothing from the network has been read yet.  No
+ * new privileges either, whoever it runs as: no setuid program or file
+ * capability can give any back.
+ */
+static void drop_privileges(void)
+{
+	uid_t r, e, s;
+
+	if (getresuid(&r, &e, &s)) {
+		fprintf(stderr, "qpistat: getresuid: %s\n", strerror(errno));
+		exit(1);
+	}
+	if ((user_given || !r || !e || !s) &&
+	    (setgroups(0, NULL) || setresgid(run_gid, run_gid, run_gid) ||
+	     setresuid(run_uid, run_uid, run_uid))) {
+		fprintf(stderr, "qpistat: cannot switch to uid %u, gid %u: %s\n",
+			(unsigned int)run_uid, (unsigned int)run_gid, strerror(errno));
+		exit(1);
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		fprintf(stderr, "qpistat: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
+		exit(1);
+	}
+	drop_capabilities();
+}
+
+/* USER[:GROUP], names or numbers; the group defaults to the user's */
+static void parse_user(const char *spec)
+{
+	char name[256], *colon, *end;
+	struct passwd *pw;
+	struct group *gr;
+
+	snprintf(name, sizeof(name), "%s", spec);
+	colon = strchr(name, ':');
+	if (colon)
+		*colon++ = 0;
+	pw = getpwnam(name);
+	if (pw) {
+		run_uid = pw->pw_uid;
+		run_gid = pw->pw_gid;
+	} else {
+		errno = 0;
+		run_uid = strtoul(name, &end, 10);
+		if (!isdigit((unsigned char)name[0]) || *end || errno ||
+		    run_uid == (uid_t)-1) {
+			fprintf(stderr, "qpistat: --user '%s': no such user\n", spec);
+			exit(2);
+		}
+		pw = getpwuid(run_uid);
+		run_gid = pw ? pw->pw_gid : run_uid;
+	}
+	if (colon) {
+		gr = getgrnam(colon);
+		if (gr) {
+			run_gid = gr->gr_gid;
+		} else {
+			errno = 0;
+			run_gid = strtoul(colon, &end, 10);
+			if (!isdigit((unsigned char)colon[0]) || *end || errno ||
+			    run_gid == (gid_t)-1) {
+				fprintf(stderr, "qpistat: --user '%s': no such group\n", spec);
+				exit(2);
+			}
+		}
+	}
+	if (!run_uid || !run_gid) {
+		fprintf(stderr, "qpistat: --user '%s': want a user and group other than root\n",
+			spec);
+		exit(2);
+	}
+	user_given = true;
+}
+
 static int listen_mode(int lfd, const char *where)
 {
 	int i, nq = 0, nr3 = 0;
 
 	enable_all(1);
 	last_read = now_s();
-	drop_capabilities();
+	drop_privileges();
 	for (i = 0; i < nr_boxes; i++)
 		boxes[i].kind == QPI ? nq++ : nr3++;
 	fprintf(stderr, "qpistat: serving %d QPI ports and %d R3QPI links at http://%s/metrics\n",
@@ -710,23 +923,92 @@ static int listen_mode(int lfd, const char *where)
 	return 0;
 }
 
+static volatile sig_atomic_t child;
+
 static void on_signal(int sig)
 {
-	(void)sig;
 	stop = 1;
+	/* the command's run is what is measured: it ends, then the counts */
+	if (sig == SIGTERM && child > 0)
+		kill(child, SIGTERM);
 }
 
-static void usage(void)
+/* the shell's convention: 128 + n for a command killed by signal n */
+static int run_command(char **argv)
 {
-	fprintf(stderr,
-		"usage: qpistat [-I ms] [-c count] [--json | --prometheus] [-- command ...]\n"
-		"       qpistat --listen [ADDR:]PORT\n"
+	sigset_t term, old;
+	siginfo_t info;
+	int status;
+	pid_t pid;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "qpistat: fork: %s\n", strerror(errno));
+		exit(1);
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "qpistat: %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	child = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* not reaped yet: a SIGTERM meanwhile cannot hit a recycled pid */
+	while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "qpistat: waitid: %s\n", strerror(errno));
+			exit(1);
+		}
+	}
+	child = 0;
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: qpistat [-I ms] [-c count] [--json | --prometheus]\n"
+		"       qpistat [--json | --prometheus] -- command ...\n"
+		"       qpistat --listen [ADDR:]PORT [--user USER[:GROUP]]\n"
+		"       qpistat --textfile FILE [-I ms] [-c count]\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
 		"  --prometheus        Prometheus text format (cumulative counters, gauges)\n"
-		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1)\n"
-		"  -- command          count while command runs, print once\n");
+		"  -- command          count while command runs, print once; exit with its status\n"
+		"  --listen [ADDR:]PORT  serve GET /metrics over HTTP (ADDR default 127.0.0.1,\n"
+		"                      PORT 9739; [::1]:PORT or ::1 for IPv6)\n"
+		"  --user USER[:GROUP] serve as USER (started as root: default 65534:65534)\n"
+		"  --textfile FILE     every -I ms, rewrite FILE for node_exporter's textfile\n"
+		"                      collector (counters since the start)\n"
+		"  -h, --help          this help\n");
+	exit(status);
+}
+
+/* a whole number from 1 to INT_MAX, or exit 2 naming the option */
+static long positive(const char *opt, const char *arg, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (!isdigit((unsigned char)arg[0]) || *end || errno || v < 1 || v > INT_MAX) {
+		fprintf(stderr, "qpistat: %s '%s': want %s, a whole number from 1 to %d\n",
+			opt, arg, what, INT_MAX);
+		exit(2);
+	}
+	return v;
+}
+
+static void __attribute__((noreturn)) conflict(const char *msg)
+{
+	fprintf(stderr, "qpistat: %s\n", msg);
 	exit(2);
 }
 
@@ -738,31 +1020,84 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", no_argument, NULL, 'p' },
 		{ "listen", required_argument, NULL, 'l' },
+		{ "user", required_argument, NULL, 'u' },
+		{ "textfile", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	long interval = 1000, count = -1;
-	const char *listen = NULL;
+	bool timed = false;
+	const char *listen = NULL, *user = NULL, *textfile = NULL;
 	char where[300];
 	int lfd = -1;
-	int fmt = FMT_TABLE, c, i, n = 0;
+	int fmt = FMT_TABLE, c, i, n = 0, status;
 	double t0, t;
 
 	while ((c = getopt_long(argc, argv, "+I:c:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'I': interval = atol(optarg); break;
-		case 'c': count = atol(optarg); break;
-		case 'j': fmt = FMT_JSON; break;
-		case 'p': fmt = FMT_PROM; break;
-		case 'l': listen = optarg; break;
-		default: usage();
+		case 'I':
+			interval = positive("-I", optarg, "milliseconds");
+			timed = true;
+			break;
+		case 'c':
+			count = positive("-c", optarg, "a count");
+			timed = true;
+			break;
+		case 'j':
+		case 'p':
+			if (fmt != FMT_TABLE && fmt != (c == 'j' ? FMT_JSON : FMT_PROM))
+				conflict("--json and --prometheus: choose one");
+			fmt = c == 'j' ? FMT_JSON : FMT_PROM;
+			break;
+		case 'l':
+			listen = optarg;
+			break;
+		case 'u':
+			user = optarg;
+			break;
+		case 't':
+			textfile = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+			break;
+		default:
+			usage(stderr, 2);
 		}
 	}
-	/* the exporter answers each scrape in the format it asks for */
-	if (interval <= 0 || (listen && (optind < argc || fmt != FMT_TABLE)))
-		usage();
-	if (listen)
+	if (textfile) {
+		if (listen)
+			conflict("--textfile and --listen: choose one");
+		if (optind < argc)
+			conflict("--textfile: no command");
+		if (fmt != FMT_TABLE)
+			conflict("--textfile writes the Prometheus text format: no --json or --prometheus");
+		if (!*textfile || textfile[strlen(textfile) - 1] == '/' ||
+		    strlen(textfile) > PATH_MAX - 16)
+			conflict("--textfile: want the path of a file");
+	}
+	if (listen) {
+		if (optind < argc)
+			conflict("--listen: no command");
+		if (timed)
+			conflict("--listen: -I and -c do not apply, every scrape reads the counters");
+		/* the exporter answers each scrape in the format it asks for */
+		if (fmt != FMT_TABLE)
+			conflict("--listen: no --json or --prometheus, a scrape asks for its format");
+		if (user)
+			parse_user(user);
 		lfd = listen_on(listen, where, sizeof(where));
+	} else {
+		if (user)
+			conflict("--user: only with --listen");
+		if (optind < argc && timed)
+			conflict("with a command: -I and -c do not apply, it prints once when the command ends");
+		/* closed, it could become a perf fd and hide the error */
+		if (!textfile && fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+			fprintf(stderr, "qpistat: stdout: %s\n", strerror(errno));
+			exit(1);
+		}
+	}
 	for (i = 0; i < MAX_BOXES; i++)
 		n += open_pmu(QPI, i) > 0;
 	if (!n)
@@ -777,18 +1112,20 @@ int main(int argc, char **argv)
 
 	t0 = now_s();
 	enable_all(1);
+	if (textfile) {
+		/* as --listen: the events are open, nothing more is needed */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+			fprintf(stderr, "qpistat: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
+			exit(1);
+		}
+		drop_capabilities();
+		/* at once: node_exporter has a file, and a bad directory is found */
+		read_all();
+		write_textfile(textfile, 0);
+	}
 	if (optind < argc) {
 		/* command mode: count while it runs */
-		pid_t pid = fork();
-		int status;
-
-		if (pid == 0) {
-			execvp(argv[optind], argv + optind);
-			fprintf(stderr, "qpistat: %s: %s\n", argv[optind],
-				strerror(errno));
-			_exit(127);
-		}
-		waitpid(pid, &status, 0);
+		status = run_command(argv + optind);
 		enable_all(0);
 		read_all();
 		t = now_s() - t0;
@@ -798,7 +1135,7 @@ int main(int argc, char **argv)
 			print_prom(t);
 		else
 			print_table(t, t, true);
-		return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+		return close_stdout(status);
 	}
 	for (n = 0; !stop && (count < 0 || n < count); n++) {
 		double before = now_s();
@@ -807,12 +1144,14 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		read_all();
 		t = now_s();
-		if (fmt == FMT_JSON)
+		if (textfile)
+			write_textfile(textfile, t - before);
+		else if (fmt == FMT_JSON)
 			print_json(t - t0, t - before, false);
 		else if (fmt == FMT_PROM)
 			print_prom(t - before);
 		else
 			print_table(t - t0, t - before, false);
 	}
-	return 0;
+	return textfile ? 0 : close_stdout(0);
 }

@@ -3,10 +3,11 @@
  * The exporter's HTTP server: one thread, non-blocking sockets and poll().
  * A scrape reads the counters once and answers from memory, so scrapers
  * never wait on each other for long.  Every connection has deadlines, so a
- * slow or silent client cannot keep a slot, and when all MAX_CONNS slots
- * are taken a new client pushes out the oldest one that has not finished
- * its request: clients that connect and stall, however many, cannot shut
- * out a scraper.
+ * slow or silent client cannot keep a slot for long, and a new client
+ * never waits for one for long: when all MAX_CONNS slots are taken it
+ * pushes one out (make_room()), of an address holding more than
+ * MAX_PEER_CONNS while there is one.  Clients that connect and stall, before or after their request,
+ * however many, cannot shut out a scraper.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <netinet/in.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -59,6 +61,7 @@ struct conn {
 	int fd;
 	enum conn_state state;
 	unsigned long seq;	/* order of accept() */
+	struct sockaddr_storage peer;	/* the address, port 0 */
 	double start, deadline;
 	size_t len;
 	struct sbuf out;
@@ -189,35 +192,109 @@ static bool conn_io(struct conn *c, metrics_fn metrics)
 	return false;
 }
 
-/*
- * The oldest connection still reading its request that was accepted
- * before @round, or -1.  The ones accepted in this round have not been
- * read yet: pushing them out would turn away a scraper whose request is
- * already waiting in its socket.
- */
-static int oldest_reading(unsigned long round)
+/* the peer's address without its port */
+static void peer_of(struct sockaddr_storage *a)
 {
-	int i, old = -1;
-
-	for (i = 0; i < nr_conns; i++)
-		if (conns[i]->state == READING && conns[i]->seq < round &&
-		    (old < 0 || conns[i]->seq < conns[old]->seq))
-			old = i;
-	return old;
+	if (a->ss_family == AF_INET)
+		((struct sockaddr_in *)a)->sin_port = 0;
+	else if (a->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)a)->sin6_port = 0;
 }
 
-static void accept_all(int lfd)
+static bool same_peer(const struct conn *a, const struct conn *b)
+{
+	return !memcmp(&a->peer, &b->peer, sizeof(a->peer));
+}
+
+static int peer_conns(const struct conn *peer)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nr_conns; i++)
+		n += same_peer(conns[i], peer);
+	return n;
+}
+
+/*
+ * The oldest connection that can be pushed out (@over: only of addresses
+ * holding more than MAX_PEER_CONNS), or -1.  First the oldest that has its
+ * whole answer and only waits for the client to close: pushing it out
+ * costs nobody anything.  Then the oldest still reading its request that
+ * was accepted before @round: a scraper's request may be waiting unread in
+ * a socket accepted in this round.  Never one being answered: its answer
+ * fits the socket buffers but for a client that does not read, and
+ * CONN_TIMEOUT_MS ends that.
+ */
+static int victim(unsigned long round, bool over)
+{
+	int i, v = -1;
+
+	for (i = 0; i < nr_conns; i++) {
+		const struct conn *c = conns[i];
+
+		if (c->state == WRITING || (c->state == READING && c->seq >= round) ||
+		    (over && peer_conns(c) <= MAX_PEER_CONNS))
+			continue;
+		if (v < 0 || (c->state == DRAINING && conns[v]->state == READING) ||
+		    (c->state == conns[v]->state && c->seq < conns[v]->seq))
+			v = i;
+	}
+	return v;
+}
+
+/*
+ * All slots are taken and a client comes: whom it pushes out, or -1 for
+ * "not now".  While some address holds more than MAX_PEER_CONNS, one of
+ * those (and no other); else anyone's.  So an address cannot take the
+ * slots of one that holds fewer, however many it opens, and a client
+ * never waits for long.  (Clients sharing an address, say 127.0.0.1 with
+ * a scraper on the same host, compete among themselves.)
+ */
+static int make_room(unsigned long round)
+{
+	int i;
+
+	for (i = 0; i < nr_conns; i++)
+		if (peer_conns(conns[i]) > MAX_PEER_CONNS)
+			return victim(round, true);
+	return victim(round, false);
+}
+
+static void evict(int i)
+{
+	char scratch[4096];
+	int n = 16;
+
+	/*
+	 * Unread bytes make close() send a reset, which can cost the client
+	 * the end of its answer: read what there is.
+	 */
+	if (conns[i]->state == DRAINING)
+		while (n-- && read(conns[i]->fd, scratch, sizeof(scratch)) > 0)
+			;
+	conn_close(i);
+}
+
+static void accept_all(int lfd, metrics_fn metrics)
 {
 	unsigned long round = nr_accepted;
 
 	for (;;) {
+		socklen_t alen = sizeof(struct sockaddr_storage);
 		struct conn *c;
 		int fd;
 
-		if (nr_conns == MAX_CONNS && oldest_reading(round) < 0)
+		if (nr_conns == MAX_CONNS && make_room(round) < 0)
 			return;
-		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			accept_paused_until = now_s() + ACCEPT_PAUSE_MS / 1e3;
+			return;
+		}
+		fd = accept4(lfd, (struct sockaddr *)&c->peer, &alen,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
+			free(c);
 			if (errno == ECONNABORTED || errno == EINTR)
 				continue;
 			/*
@@ -229,20 +306,22 @@ static void accept_all(int lfd)
 				accept_paused_until = now_s() + ACCEPT_PAUSE_MS / 1e3;
 			return;
 		}
-		c = calloc(1, sizeof(*c));
-		if (!c) {
-			close(fd);
-			accept_paused_until = now_s() + ACCEPT_PAUSE_MS / 1e3;
-			return;
-		}
+		peer_of(&c->peer);
 		if (nr_conns == MAX_CONNS)
-			conn_close(oldest_reading(round));
+			evict(make_room(round));
 		c->fd = fd;
 		c->state = READING;
 		c->seq = nr_accepted++;
 		c->start = now_s();
 		c->deadline = c->start + HEAD_TIMEOUT_MS / 1e3;
 		conns[nr_conns++] = c;
+		/*
+		 * A request that came with the connection is answered now
+		 * (and the answer, being written, is pushed out last); a
+		 * client that has gone already frees its slot.
+		 */
+		if (!conn_io(c, metrics))
+			conn_close(nr_conns - 1);
 	}
 }
 
@@ -285,7 +364,7 @@ int serve(int lfd, metrics_fn metrics)
 		pfd[n++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		pfd[n++] = (struct pollfd){
 			.fd = stop || paused || (nr_conns == MAX_CONNS &&
-				oldest_reading(nr_accepted) < 0) ? -1 : lfd,
+				make_room(nr_accepted) < 0) ? -1 : lfd,
 			.events = POLLIN };
 		if (paused)
 			next = accept_paused_until;
@@ -319,7 +398,7 @@ int serve(int lfd, metrics_fn metrics)
 				conn_close(i);
 		}
 		if (pfd[1].revents)
-			accept_all(lfd);
+			accept_all(lfd, metrics);
 	}
 	while (nr_conns)
 		conn_close(nr_conns - 1);

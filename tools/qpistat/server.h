@@ -10,9 +10,14 @@
 #include <stddef.h>
 
 #define MAX_CONNS	64
+#define MAX_PEER_CONNS	16	/* of one client address */
 #define HEAD_TIMEOUT_MS	2000	/* from accept to the end of the request head */
+#ifndef CONN_TIMEOUT_MS
 #define CONN_TIMEOUT_MS	5000	/* from accept to the last byte sent */
+#endif
+#ifndef DRAIN_MS
 #define DRAIN_MS	1000	/* reading what the client still sends */
+#endif
 #define ACCEPT_PAUSE_MS	100	/* out of fds: how long not to accept */
 #ifndef STOP_MS
 #define STOP_MS		1000	/* SIGTERM: time to finish the answers */

@@ -63,12 +63,15 @@ static void accept_is(const char *v, int want, const char *name)
 	ok(http_accept_openmetrics(&a) == want, "%s", name);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	static char big[HTTP_MAX_REQUEST + 64];
 	const char nul[] = "GET /metrics HTTP/1.1\r\nX: a\0b\r\n\r\n";
 	struct http_request r;
 
+	/* the command of a test_cli.c case */
+	if (argc == 3 && !strcmp(argv[1], "--fds"))
+		return list_fds(argv[2]);
 	printf("KTAP version 1\n");
 
 	ok(http_header_end("GET / HTTP/1.1\r\n\r\n", 18) == 18, "header end CRLF CRLF");
@@ -147,6 +150,7 @@ int main(void)
 	ok(r.status == 404 && !r.head, "GET of an unknown path: not head");
 
 	test_server();
+	test_cli();
 
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;

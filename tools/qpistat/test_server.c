@@ -6,6 +6,7 @@
  * only checked against generous bounds; the answers are checked exactly.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -301,6 +302,176 @@ static void slowloris(struct server *s)
 	   good, worst);
 }
 
+/* a connection to the server within 10 s, or -1 */
+static int dial_within(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { .tv_sec = 10 };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	/* SO_SNDTIMEO bounds connect() too */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (void *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* connections the server holds on @port from 127.0.0.@peer (0: any but .1) */
+static int held(int port, int peer)
+{
+	char line[512], rem[16];
+	unsigned int lport, inode;
+	int n = 0;
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*d: %*8s:%x %8s:%*x %*x %*x:%*x %*x:%*x %*x %*u %*u %u",
+			   &lport, rem, &inode) == 3 && (int)lport == port && inode &&
+		    strcmp(rem, "00000000") && (peer || strcmp(rem, "0100007F")) &&
+		    (!peer || strtoul(rem, NULL, 16) == (0x7fu | (unsigned int)peer << 24)))
+			n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * All slots held: 10 by 127.0.0.5, 53 by 127.0.0.2, one free.  Then 20
+ * answered clients that stay from 127.0.0.3, one after the other, and 20
+ * from 127.0.0.4 (in the test build nothing but eviction frees their
+ * slots).  The slots come from 127.0.0.2 until it is down to
+ * MAX_PEER_CONNS, then from 127.0.0.3, which holds more, never from
+ * 127.0.0.5: 16, 18, 20 and 10.
+ */
+static void hold_answered(struct server *s, int peer, int n, int *fd);
+
+static void peer_cap(struct server *s)
+{
+	int fd[40], i, k;
+
+	/* the scraper's slot free */
+	for (k = 0; k < 1000 && held(s->port, 1); k++)
+		usleep(10000);
+	hold_answered(s, 3, 20, fd);
+	hold_answered(s, 4, 20, fd + 20);
+	ok(held(s->port, 2) == MAX_PEER_CONNS && held(s->port, 3) == 18 &&
+	   held(s->port, 4) == 20 && held(s->port, 5) == 10,
+	   "server: 53 + 10 slots held, 20 more clients from each of two other addresses: held %d, %d, %d, %d (want %d, 18, 20, 10)",
+	   held(s->port, 2), held(s->port, 3), held(s->port, 4), held(s->port, 5),
+	   MAX_PEER_CONNS);
+	for (i = 0; i < 40; i++)
+		close(fd[i]);
+}
+
+/* @n clients from 127.0.0.@peer that send a request and stay, held */
+static void hold_answered(struct server *s, int peer, int n, int *fd)
+{
+	struct sockaddr_in src = { .sin_family = AF_INET };
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(s->port),
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int i, k, base = held(s->port, peer);
+
+	src.sin_addr.s_addr = htonl(0x7f000001 + (peer - 1));
+	for (i = 0; i < n; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (bind(fd[i], (void *)&src, sizeof(src)) ||
+		    connect(fd[i], (void *)&dst, sizeof(dst)) ||
+		    write(fd[i], "GET / HTTP/1.0\r\n\r\n", 18) != 18) {
+			perror("test_server: held client");
+			exit(1);
+		}
+		/* until it is accepted (if none of these is pushed out) */
+		for (k = 0; k < 1000 && held(s->port, peer) < base + i + 1; k++)
+			usleep(10000);
+	}
+}
+
+static void stalled_answered(struct server *s, int peers)
+{
+	enum { STALLED = 300 };
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct pollfd pfd[STALLED];
+	int i, sent = 0, tries, good = 0, peer_max = 0, few[10];
+	double end = now_s() + 30;
+
+	/* an address with a few connections, before the flood */
+	if (peers == 1)
+		hold_answered(s, 5, 10, few);
+
+	for (i = 0; i < STALLED; i++) {
+		struct sockaddr_in src = { .sin_family = AF_INET };
+		struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(s->port),
+					   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+
+		src.sin_addr.s_addr = htonl(0x7f000002 + i % peers);
+		pfd[i].fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		pfd[i].events = POLLOUT;
+		if (pfd[i].fd < 0 || bind(pfd[i].fd, (void *)&src, sizeof(src)) ||
+		    (connect(pfd[i].fd, (void *)&dst, sizeof(dst)) && errno != EINPROGRESS)) {
+			perror("test_server: stalled client");
+			exit(1);
+		}
+	}
+	/* each sends its request once connected, and stays */
+	while (sent < STALLED && now_s() < end) {
+		poll(pfd, STALLED, 100);
+		for (i = 0; i < STALLED; i++) {
+			int err = 0;
+			socklen_t len = sizeof(err);
+
+			if (!(pfd[i].revents & POLLOUT) || pfd[i].events != POLLOUT)
+				continue;
+			getsockopt(pfd[i].fd, SOL_SOCKET, SO_ERROR, &err, &len);
+			if (err || write(pfd[i].fd, req, sizeof(req) - 1) != sizeof(req) - 1) {
+				printf("# stalled client %d: %s\n", i, strerror(err ? err : errno));
+				pfd[i].events = POLLERR;
+				continue;
+			}
+			pfd[i].events = 0;
+			sent++;
+		}
+	}
+	for (tries = 1; tries <= 3 && !good; tries++) {
+		int fd = dial_within(s->port);
+		struct answer r;
+
+		if (fd < 0) {
+			printf("# scrape beside %d stalled clients: connect: %s\n", sent, strerror(errno));
+			continue;
+		}
+		if (write(fd, req, sizeof(req) - 1) == sizeof(req) - 1 && receive(fd, &r)) {
+			good = r.status == 200 && r.clen == (long)r.blen &&
+			       !strcmp(r.body, TEXT_BODY);
+			free(r.body);
+		} else {
+			printf("# scrape beside %d stalled clients: no answer\n", sent);
+		}
+	}
+	for (i = 0; i < peers; i++)
+		if (held(s->port, 2 + i) > peer_max)
+			peer_max = held(s->port, 2 + i);
+	ok(sent == STALLED && good && tries == 2,
+	   "server: %d stalled answered clients from %d address%s: the first scrape after them 200 and complete (%d of %d sent, %d tries)",
+	   STALLED, peers, peers > 1 ? "es" : "", sent, STALLED, tries - 1);
+	printf("# it holds %d of them, at most %d from one address\n",
+	       held(s->port, 0), peer_max);
+	if (peers == 1) {
+		ok(held(s->port, 5) == 10,
+		   "server: another address's 10 answered clients, older than the 300, stay (%d held)",
+		   held(s->port, 5));
+		peer_cap(s);
+		for (i = 0; i < 10; i++)
+			close(few[i]);
+	}
+	for (i = 0; i < STALLED; i++)
+		close(pfd[i].fd);
+}
+
 static double cpu_s(pid_t pid)
 {
 	char path[64], buf[1024], *p;
@@ -407,6 +578,10 @@ void test_server(void)
 	head_deadline(&s);
 	slowloris(&s);
 	ok(scrape_ok(s.port, "scrape after the attack"), "server: serves after the attack");
+	stalled_answered(&s, 1);
+	stalled_answered(&s, 30);
+	ok(scrape_ok(s.port, "scrape after the stalled clients"),
+	   "server: serves after the stalled clients");
 	ok(stop(&s) == 0, "server: exit status 0 on SIGTERM");
 	unlink(s.log);
 	out_of_fds();

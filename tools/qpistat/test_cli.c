@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of qpistat's command line, output and exporter start-up: the
+ * real qpistat.c, built as qpistat_fake (Makefile), whose PMUs are a fake
+ * sysfs written here and whose events are software events.  System-wide
+ * events want root or CAP_PERFMON: without, these cases skip.  Exit
+ * statuses, messages and process state are checked exactly; the time
+ * bounds only stop a qpistat that hangs.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test.h"
+
+enum { OUT_FILE, OUT_FULL, OUT_CLOSED };
+
+struct proc {
+	pid_t pid;
+	char out[64], err[64];
+};
+
+struct result {
+	int status;		/* exit status, 128 + signal, -1: hung */
+	char out[16384], err[4096];
+};
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* one QPI port and one R3QPI link, on CPU 0 */
+static void fake_sysfs(void)
+{
+	mkdir(FAKE_SYSFS, 0755);
+	mkdir(FAKE_SYSFS "/uncore_qpi_0", 0755);
+	mkdir(FAKE_SYSFS "/uncore_r3qpi_0", 0755);
+	mkdir(FAKE_SYSFS "/uncore_r3qpi_0/events", 0755);
+	put(FAKE_SYSFS "/uncore_qpi_0", "type", "1\n");
+	put(FAKE_SYSFS "/uncore_qpi_0", "cpumask", "0\n");
+	put(FAKE_SYSFS "/uncore_qpi_0", "link_speed", "0 9.6\n");
+	put(FAKE_SYSFS "/uncore_r3qpi_0", "type", "1\n");
+	put(FAKE_SYSFS "/uncore_r3qpi_0", "cpumask", "0\n");
+	put(FAKE_SYSFS "/uncore_r3qpi_0/events", "vna_credits_reject.drs",
+	    "event=0x34,umask=0x8\n");
+}
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? 0 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* qpistat_fake ARGV... in the background, stdout per @outmode */
+static void spawn(struct proc *p, int outmode, const char *const *argv)
+{
+	int fo, fe;
+
+	strcpy(p->out, "/tmp/test_qpistat_out.XXXXXX");
+	strcpy(p->err, "/tmp/test_qpistat_err.XXXXXX");
+	fo = mkstemp(p->out);
+	fe = mkstemp(p->err);
+	fflush(stdout);
+	p->pid = fork();
+	if (p->pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(fe, 2);
+		if (outmode == OUT_FILE)
+			dup2(fo, 1);
+		else if (outmode == OUT_FULL)
+			dup2(open("/dev/full", O_WRONLY), 1);
+		else
+			close(1);
+		/* nothing else open: what the command gets is qpistat's */
+		closefrom(3);
+		/* its uid may change: LeakSanitizer cannot follow it */
+		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
+		execv(QPISTAT_FAKE, (char *const *)argv);
+		_exit(126);
+	}
+	close(fo);
+	close(fe);
+}
+
+/* wait at most @secs for @p; the result in @r, files removed */
+static void finish(struct proc *p, int secs, struct result *r)
+{
+	int status, i;
+
+	r->status = -1;
+	for (i = 0; i < secs * 100; i++) {
+		if (waitpid(p->pid, &status, WNOHANG) == p->pid) {
+			r->status = WIFEXITED(status) ? WEXITSTATUS(status) :
+				    128 + WTERMSIG(status);
+			break;
+		}
+		usleep(10000);
+	}
+	if (r->status < 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, &status, 0);
+	}
+	slurp(p->out, r->out, sizeof(r->out));
+	slurp(p->err, r->err, sizeof(r->err));
+	unlink(p->out);
+	unlink(p->err);
+}
+
+static void run(struct result *r, int outmode, const char *const *argv)
+{
+	struct proc p;
+
+	spawn(&p, outmode, argv);
+	finish(&p, 20, r);
+}
+
+/* @text as KTAP diagnostics, "# @label" first */
+static void diag(const char *label, const char *text)
+{
+	const char *p;
+
+	printf("# %s\n", label);
+	for (p = text; *p; p += strcspn(p, "\n"), p += !!*p)
+		printf("#   %.*s\n", (int)strcspn(p, "\n"), p);
+}
+
+/* exit status @status and exactly @err on stderr */
+static void expect(const char *name, int outmode, const char *const *argv,
+		   int status, const char *err)
+{
+	struct result r;
+	bool good;
+
+	run(&r, outmode, argv);
+	good = r.status == status && !strcmp(r.err, err);
+	if (!good) {
+		printf("# exit status %d\n", r.status);
+		diag("stderr:", r.err);
+	}
+	ok(good, "cli: %s: exit status %d, stderr '%.*s'", name, status,
+	   (int)strcspn(err, "\n"), err);
+}
+
+#define ARGV(...) ((const char *const []){ QPISTAT_FAKE, __VA_ARGS__, NULL })
+
+static void write_errors(void)
+{
+	static const char full[] = "qpistat: writing to stdout: No space left on device\n";
+	struct result r;
+
+	expect("--prometheus -I 10 -c 1 > /dev/full", OUT_FULL,
+	       ARGV("--prometheus", "-I", "10", "-c", "1"), 1, full);
+	expect("--json -I 10 -c 1 > /dev/full", OUT_FULL,
+	       ARGV("--json", "-I", "10", "-c", "1"), 1, full);
+	expect("-I 10 -c 1 > /dev/full", OUT_FULL, ARGV("-I", "10", "-c", "1"), 1, full);
+	expect("--prometheus -- true > /dev/full", OUT_FULL,
+	       ARGV("--prometheus", "--", "true"), 1, full);
+	expect("-I 10 with stdout closed", OUT_CLOSED, ARGV("-I", "10"), 1,
+	       "qpistat: stdout: Bad file descriptor\n");
+	run(&r, OUT_FILE, ARGV("--prometheus", "-I", "10", "-c", "2"));
+	ok(r.status == 0 && !strcmp(r.err, "") &&
+	   strstr(r.out, "\nqpi_rx_bytes_total{socket=\"0\",port=\"0\"} 0\n"),
+	   "cli: --prometheus -I 10 -c 2 to a file: exit status 0, the exposition (%d)",
+	   r.status);
+}
+
+/* test_qpistat --fds FILE: our open fds (but the directory's) to FILE */
+int list_fds(const char *file)
+{
+	DIR *d = opendir("/proc/self/fd");
+	FILE *f = fopen(file, "w");
+	struct dirent *e;
+
+	if (!d || !f)
+		return 1;
+	while ((e = readdir(d))) {
+		char path[300], link[256] = "";
+		ssize_t n;
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(d) ||
+		    atoi(e->d_name) == fileno(f))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = 0;
+		fprintf(f, "%s %s\n", e->d_name, link);
+	}
+	closedir(d);
+	return fclose(f) ? 1 : 0;
+}
+
+static void fd_leak(void)
+{
+	char file[] = "/tmp/test_qpistat_fds.XXXXXX", fds[4096], self[4096];
+	struct result r;
+	int fd = mkstemp(file);
+	ssize_t n;
+	bool good;
+
+	close(fd);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = 0;
+	run(&r, OUT_FILE, ARGV("--", self, "--fds", file));
+	slurp(file, fds, sizeof(fds));
+	unlink(file);
+	good = r.status == 0 && !strncmp(fds, "0 ", 2) && strstr(fds, "\n1 ") &&
+	       strstr(fds, "\n2 ") && !strstr(fds, "\n3 ") && !strstr(fds, "perf_event");
+	ok(good, "cli: the command of 'qpistat -- command' gets fds 0-2 only, no perf fd (%d)",
+	   r.status);
+	if (!good)
+		diag("the command's fds:", fds);
+}
+
+static void usage_errors(void)
+{
+	static const char *const help[] = { "-h", "--help" };
+	struct result r;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		run(&r, OUT_FILE, ARGV(help[i]));
+		ok(r.status == 0 && !strncmp(r.out, "usage: qpistat ", 15) && !r.err[0],
+		   "cli: %s: usage on stdout, nothing on stderr, exit status 0 (%d)",
+		   help[i], r.status);
+	}
+	expect("-c abc", OUT_FILE, ARGV("-c", "abc"), 2,
+	       "qpistat: -c 'abc': want a count, a whole number from 1 to 2147483647\n");
+	expect("-c 0", OUT_FILE, ARGV("-c", "0"), 2,
+	       "qpistat: -c '0': want a count, a whole number from 1 to 2147483647\n");
+	expect("-I 10abc", OUT_FILE, ARGV("-I", "10abc"), 2,
+	       "qpistat: -I '10abc': want milliseconds, a whole number from 1 to 2147483647\n");
+	expect("-I 99999999999", OUT_FILE, ARGV("-I", "99999999999"), 2,
+	       "qpistat: -I '99999999999': want milliseconds, a whole number from 1 to 2147483647\n");
+	expect("-I ''", OUT_FILE, ARGV("-I", ""), 2,
+	       "qpistat: -I '': want milliseconds, a whole number from 1 to 2147483647\n");
+	expect("--json --prometheus", OUT_FILE, ARGV("--json", "--prometheus"), 2,
+	       "qpistat: --json and --prometheus: choose one\n");
+	expect("--listen with -I", OUT_FILE, ARGV("--listen", "127.0.0.1:1", "-I", "100"), 2,
+	       "qpistat: --listen: -I and -c do not apply, every scrape reads the counters\n");
+	expect("--listen with -c", OUT_FILE, ARGV("-c", "3", "--listen", "127.0.0.1:1"), 2,
+	       "qpistat: --listen: -I and -c do not apply, every scrape reads the counters\n");
+	expect("-I with a command", OUT_FILE, ARGV("-I", "100", "--", "true"), 2,
+	       "qpistat: with a command: -I and -c do not apply, it prints once when the command ends\n");
+	expect("--listen with a command", OUT_FILE, ARGV("--listen", "9739", "--", "true"), 2,
+	       "qpistat: --listen: no command\n");
+	expect("--listen ::1:x", OUT_FILE, ARGV("--listen", "[::1]:x"), 2,
+	       "qpistat: --listen '[::1]:x': want [ADDR:]PORT, [IPV6]:PORT or ADDR, PORT 1-65535\n");
+}
+
+static void command_status(void)
+{
+	char ready[] = "/tmp/test_qpistat_ready.XXXXXX", script[256];
+	struct result r;
+	struct proc p;
+	int fd, i;
+
+	run(&r, OUT_FILE, ARGV("--", "sh", "-c", "exit 3"));
+	ok(r.status == 3 && strstr(r.out, "rx MB/s"),
+	   "cli: a command that exits 3: exit status 3, the counts printed (%d)", r.status);
+	run(&r, OUT_FILE, ARGV("--", "sh", "-c", "kill -USR1 $$"));
+	ok(r.status == 128 + SIGUSR1 && strstr(r.out, "rx MB/s"),
+	   "cli: a command killed by SIGUSR1: exit status 128 + %d, the counts printed (%d)",
+	   SIGUSR1, r.status);
+	run(&r, OUT_FILE, ARGV("--", "/nonexistent/command"));
+	ok(r.status == 127 &&
+	   !strcmp(r.err, "qpistat: /nonexistent/command: No such file or directory\n"),
+	   "cli: a command that does not exist: exit status 127, one message (%d)", r.status);
+
+	/* SIGTERM to qpistat while the command runs: the command gets it */
+	fd = mkstemp(ready);
+	close(fd);
+	unlink(ready);
+	snprintf(script, sizeof(script), "echo > %s; exec sleep 60", ready);
+	spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
+	for (i = 0; i < 2000 && access(ready, F_OK); i++)
+		usleep(10000);
+	kill(p.pid, SIGTERM);
+	finish(&p, 20, &r);
+	unlink(ready);
+	ok(r.status == 128 + SIGTERM && strstr(r.out, "rx MB/s") && !r.err[0],
+	   "cli: SIGTERM during the command is passed on: it ends, exit status 128 + %d, the counts printed (%d)",
+	   SIGTERM, r.status);
+}
+
+static int free_port(int family)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in a4 = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+	int fd = socket(family, SOCK_STREAM, 0), port = -1;
+
+	if (fd >= 0 && !bind(fd, family == AF_INET ? (void *)&a4 : (void *)&a6,
+			     family == AF_INET ? sizeof(a4) : sizeof(a6)) &&
+	    !getsockname(fd, (void *)&a, &len))
+		port = ntohs(family == AF_INET ? ((struct sockaddr_in *)&a)->sin_port :
+			     ((struct sockaddr_in6 *)&a)->sin6_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* GET /metrics from [@addr]:@port: the HTTP status, 0 if none */
+static int get(int family, const char *addr, int port)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct timeval tv = { .tv_sec = 10 };
+	char buf[64] = "";
+	int fd = socket(family, SOCK_STREAM, 0), status = 0;
+
+	inet_pton(AF_INET, addr, &a4.sin_addr);
+	inet_pton(AF_INET6, addr, &a6.sin6_addr);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (!connect(fd, family == AF_INET ? (void *)&a4 : (void *)&a6,
+		     family == AF_INET ? sizeof(a4) : sizeof(a6)) &&
+	    write(fd, req, sizeof(req) - 1) == sizeof(req) - 1 &&
+	    read(fd, buf, sizeof(buf) - 1) > 0)
+		sscanf(buf, "HTTP/1.1 %d", &status);
+	close(fd);
+	return status;
+}
+
+/* qpistat_fake ARGV (--listen), up and serving: its pid, or -1 */
+static pid_t serve_on(struct proc *p, const char *const *argv, char *line, size_t len)
+{
+	int i;
+
+	spawn(p, OUT_FILE, argv);
+	for (i = 0; i < 2000; i++) {
+		slurp(p->err, line, len);
+		if (strchr(line, '\n') || waitpid(p->pid, NULL, WNOHANG) == p->pid)
+			break;
+		usleep(10000);
+	}
+	return strstr(line, "serving") ? p->pid : -1;
+}
+
+static void stop_server(struct proc *p, const char *name)
+{
+	struct result r;
+
+	kill(p->pid, SIGTERM);
+	finish(p, 20, &r);
+	ok(r.status == 0, "cli: %s: exit status 0 on SIGTERM (%d)", name, r.status);
+}
+
+static void ipv6(void)
+{
+	char spec[64], want[128], line[512] = "";
+	struct proc p;
+	int port = free_port(AF_INET6);
+
+	if (port < 0) {
+		ok(1, "cli: --listen [::1]:PORT # SKIP no IPv6 loopback");
+		ok(1, "cli: --listen ::1 # SKIP no IPv6 loopback");
+		return;
+	}
+	snprintf(spec, sizeof(spec), "[::1]:%d", port);
+	snprintf(want, sizeof(want),
+		 "qpistat: serving 1 QPI ports and 1 R3QPI links at http://[::1]:%d/metrics\n", port);
+	serve_on(&p, ARGV("--listen", spec), line, sizeof(line));
+	ok(!strcmp(line, want) && get(AF_INET6, "::1", port) == 200,
+	   "cli: --listen [::1]:PORT serves on ::1 (%.*s)", (int)strcspn(line, "\n"), line);
+	stop_server(&p, "--listen [::1]:PORT");
+	if (get(AF_INET6, "::1", 9739)) {
+		ok(1, "cli: --listen ::1 # SKIP [::1]:9739 is taken");
+		return;
+	}
+	serve_on(&p, ARGV("--listen", "::1"), line, sizeof(line));
+	ok(!strcmp(line, "qpistat: serving 1 QPI ports and 1 R3QPI links at http://[::1]:9739/metrics\n") &&
+	   get(AF_INET6, "::1", 9739) == 200,
+	   "cli: --listen ::1 serves on [::1]:9739, the default port (%.*s)",
+	   (int)strcspn(line, "\n"), line);
+	stop_server(&p, "--listen ::1");
+}
+
+/* the Uid:, Gid:, Groups:, NoNewPrivs: and CapEff: lines of @pid */
+static void creds(pid_t pid, char *buf, size_t len)
+{
+	char path[64], status[4096], *line;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	slurp(path, status, sizeof(status));
+	buf[0] = 0;
+	for (line = strtok(status, "\n"); line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, "Uid:", 4) || !strncmp(line, "Gid:", 4) ||
+		    !strncmp(line, "Groups:", 7) || !strncmp(line, "NoNewPrivs:", 11) ||
+		    !strncmp(line, "CapEff:", 7))
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s\n", line);
+}
+
+static void root_drops(void)
+{
+	static const char nobody[] = "Uid:\t65534\t65534\t65534\t65534\n"
+		"Gid:\t65534\t65534\t65534\t65534\nGroups:\t \n"
+		"CapEff:\t0000000000000000\nNoNewPrivs:\t1\n";
+	static const char other[] = "Uid:\t4242\t4242\t4242\t4242\n"
+		"Gid:\t4343\t4343\t4343\t4343\nGroups:\t \n"
+		"CapEff:\t0000000000000000\nNoNewPrivs:\t1\n";
+	char spec[64], line[512] = "", got[512];
+	struct proc p;
+	int port;
+
+	if (geteuid()) {
+		ok(1, "cli: as root, --listen serves as 65534 # SKIP not root");
+		ok(1, "cli: as root, --listen --user 4242:4343 # SKIP not root");
+		return;
+	}
+	port = free_port(AF_INET);
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+	serve_on(&p, ARGV("--listen", spec), line, sizeof(line));
+	creds(p.pid, got, sizeof(got));
+	ok(!strcmp(got, nobody) && get(AF_INET, "127.0.0.1", port) == 200,
+	   "cli: as root, --listen serves as uid and gid 65534, no groups, NoNewPrivs 1, no capability");
+	if (strcmp(got, nobody))
+		diag("/proc/PID/status:", got);
+	stop_server(&p, "--listen as root");
+
+	port = free_port(AF_INET);
+	snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+	serve_on(&p, ARGV("--listen", spec, "--user", "4242:4343"), line, sizeof(line));
+	creds(p.pid, got, sizeof(got));
+	ok(!strcmp(got, other) && get(AF_INET, "127.0.0.1", port) == 200,
+	   "cli: as root, --listen --user 4242:4343 serves as uid 4242, gid 4343, NoNewPrivs 1");
+	if (strcmp(got, other))
+		diag("/proc/PID/status:", got);
+	stop_server(&p, "--listen --user");
+	expect("--user with no listen", OUT_FILE, ARGV("--user", "4242", "-c", "1"), 2,
+	       "qpistat: --user: only with --listen\n");
+	expect("--user no-such-user-q", OUT_FILE,
+	       ARGV("--listen", "9739", "--user", "no-such-user-q"), 2,
+	       "qpistat: --user 'no-such-user-q': no such user\n");
+}
+
+/* a whole exposition of the fake sysfs, as --textfile writes it */
+static bool whole(const char *t)
+{
+	static const char last[] = "\nr3qpi_vn0_credit_rejects_total{socket=\"0\",link=\"0\"} 0\n";
+	size_t len = strlen(t);
+
+	return !strncmp(t, "# HELP qpi_clockticks_total ", 28) && len > sizeof(last) &&
+	       !strcmp(t + len - (sizeof(last) - 1), last) && !strstr(t, "# EOF");
+}
+
+static void textfile(void)
+{
+	char dir[] = "/tmp/test_qpistat_tf.XXXXXX", file[64], text[8192], ls[512] = "";
+	int reads = 0, cut = 0, inodes = 0, types = 0, status;
+	ino_t ino = 0;
+	struct result r;
+	struct stat st;
+	struct proc p;
+	struct dirent *e;
+	const char *t;
+	DIR *d;
+
+	mkdtemp(dir);
+	snprintf(file, sizeof(file), "%s/qpi.prom", dir);
+	run(&r, OUT_CLOSED, ARGV("--textfile", file, "-I", "10", "-c", "3"));
+	slurp(file, text, sizeof(text));
+	for (t = text; (t = strstr(t, "# TYPE ")); t++)
+		types++;
+	d = opendir(dir);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, "..")))
+			snprintf(ls + strlen(ls), sizeof(ls) - strlen(ls), "%s ", e->d_name);
+	if (d)
+		closedir(d);
+	ok(r.status == 0 && !r.err[0] && !stat(file, &st) && (st.st_mode & 07777) == 0644 &&
+	   whole(text) && types == 10 && !strcmp(ls, "qpi.prom ") &&
+	   strstr(text, "\nqpi_rx_bytes_total{socket=\"0\",port=\"0\"} 0\n"),
+	   "cli: --textfile FILE -I 10 -c 3 (stdout closed): exit status 0 (%d), FILE alone in its directory (%s), mode 0644, 10 families, the text format without # EOF",
+	   r.status, ls);
+
+	/* a reader never sees a part of the file */
+	spawn(&p, OUT_FILE, ARGV("--textfile", file, "-I", "1", "-c", "500"));
+	while (waitpid(p.pid, &status, WNOHANG) == 0) {
+		int fd = open(file, O_RDONLY);
+		ssize_t n;
+
+		if (fd < 0)
+			continue;
+		fstat(fd, &st);
+		inodes += st.st_ino != ino;
+		ino = st.st_ino;
+		n = read(fd, text, sizeof(text) - 1);
+		close(fd);
+		text[n > 0 ? n : 0] = 0;
+		reads++;
+		cut += !whole(text);
+	}
+	unlink(p.out);
+	unlink(p.err);
+	ok(WIFEXITED(status) && !WEXITSTATUS(status) && reads > 0 && !cut,
+	   "cli: --textfile -I 1 -c 500 with a reader beside: %d reads of %d versions, %d not whole",
+	   reads, inodes, cut);
+	unlink(file);
+	rmdir(dir);
+
+	expect("--textfile in a missing directory", OUT_FILE,
+	       ARGV("--textfile", "/nonexistent/qpi.prom", "-c", "1"), 1,
+	       "qpistat: --textfile: cannot create a file in /nonexistent: No such file or directory\n");
+	expect("--textfile with --json", OUT_FILE, ARGV("--textfile", "f.prom", "--json"), 2,
+	       "qpistat: --textfile writes the Prometheus text format: no --json or --prometheus\n");
+	expect("--textfile with --listen", OUT_FILE,
+	       ARGV("--textfile", "f.prom", "--listen", "9739"), 2,
+	       "qpistat: --textfile and --listen: choose one\n");
+	expect("--textfile with a command", OUT_FILE, ARGV("--textfile", "f.prom", "--", "true"), 2,
+	       "qpistat: --textfile: no command\n");
+	expect("--textfile dir/", OUT_FILE, ARGV("--textfile", "/tmp/"), 2,
+	       "qpistat: --textfile: want the path of a file\n");
+}
+
+void test_cli(void)
+{
+	struct result r;
+
+	fake_sysfs();
+	run(&r, OUT_FILE, ARGV("-I", "10", "-c", "1"));
+	if (r.status) {
+		printf("# qpistat_fake -I 10 -c 1: exit status %d\n", r.status);
+		diag("stderr:", r.err);
+		ok(1, "cli: all # SKIP system-wide software events refused (not root?)");
+		return;
+	}
+	write_errors();
+	fd_leak();
+	usage_errors();
+	command_status();
+	ipv6();
+	root_drops();
+	textfile();
+}
