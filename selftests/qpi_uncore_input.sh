@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 # qpi_uncore bad input: every refusal has the right errno and one kernel
 # message naming the field, nothing is written to a register, messages are
-# rate limited, and the PMU keeps working afterwards.
+# rate limited, and the PMU keeps working afterwards.  What perf asks on
+# purpose (exclude_guest, which it drops on EINVAL; any CPU of a socket)
+# leaves the kernel log alone.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 6
+ktap_plan 8
 
 qpiu_unload
 expect_ok "load qpisim" qsim snbep
 expect_ok "load qpi_uncore" qpiu_load
 c0=$(cpulist "$(cat "$PMUS/uncore_qpi_0/cpumask")" | cut -d, -f1)
-other=$((c0 + 1))
 
 # case NAME ERRNO MESSAGE-PART OPEN-ARGS...
 cases=0
@@ -54,8 +55,22 @@ check_case precise $EINVAL "precise_ip=1: uncore counters have no precise sampli
 check_case qpi_2p48 $EINVAL "sample_period=281474976710656: at most 281474976710655 (2^48-1" uncore_qpi_0 0x14 socket=0 period=0x1000000000000
 check_case r3_2p44 $EINVAL "sample_period=17592186044416: at most 17592186044415 (2^44-1" uncore_r3qpi_0 0x01 socket=0 period=0x100000000000
 check_case pertask $EINVAL "not per task" uncore_qpi_0 0x14 task
-check_case notreader $EINVAL "cpu=$other: not in cpumask" uncore_qpi_0 0x14 cpu=$other
 check_case exclude $EINVAL "cannot exclude" uncore_qpi_0 0x14 socket=0 exclude=user
+t_end
+
+# perf's exclude_guest probe: EINVAL (perf core's too, PERF_PMU_CAP_NO_EXCLUDE)
+# and not a word in the kernel log
+t_begin "exclude_guest_host_refused_silently"
+dmesg_mark
+qperf <<EOT
+open g uncore_qpi_0 0x14 socket=0 exclude=guest
+open h uncore_r3qpi_0 0x01 socket=1 exclude=host
+open gu uncore_qpi_0 0x10014 socket=0 exclude=guest
+EOT
+expect_eq "exclude_guest errno" "$(err g)" $EINVAL
+expect_eq "exclude_host errno" "$(err h)" $EINVAL
+expect_eq "exclude_guest on a bad config errno" "$(err gu)" $EINVAL
+expect_eq "kernel log since the mark" "$(dmesg_since_mark | tail -n +2)" ""
 t_end
 
 t_begin "nothing_written_for_refused_events"
@@ -120,6 +135,45 @@ EOT
 expect_num "plain" "$(val ok)" 31
 expect_num "edge with thresh 1: one rising edge" "$(val edge)" 1
 expect_num "in a group led by a software event" "$(val grp)" 31
+t_end
+
+# Any CPU of a socket names it (perf stat -C N, as with intel_uncore): the
+# event counts that socket's box, read on the socket's reader; cpumask
+# does not change, nothing is logged.  A plain perf stat -a leaves the
+# kernel log untouched.
+t_begin "any_cpu_of_a_socket"
+r1=$(socket_reader uncore_qpi_0 1)
+o0='' o1=''
+for c in $(socket_cpus 0); do [ "$c" != "$c0" ] && o0=$c; done
+for c in $(socket_cpus 1); do [ "$c" != "$r1" ] && o1=$c; done
+mask=$(cat "$PMUS/uncore_qpi_0/cpumask")
+dmesg_mark
+if [ -z "$o0" ] || [ -z "$o1" ]; then
+	fail "need two CPUs per socket (run-vm --cores 2)"
+else
+	qperf <<EOT
+open a uncore_qpi_0 0x14 cpu=$o0
+open b uncore_qpi_0 0x14 cpu=$o1
+open r uncore_r3qpi_1 0x01 cpu=$o1
+inject event socket=0 box=qpi0 event=0x14 count=1234
+inject event socket=1 box=qpi0 event=0x14 count=77
+inject event socket=1 box=r3qpi1 event=0x01 count=5
+read a
+read b
+read r
+EOT
+	expect_num "CPU $o0 (socket 0) counts socket 0" "$(val a)" 1234
+	expect_num "CPU $o1 (socket 1) counts socket 1" "$(val b)" 77
+	expect_num "R3QPI on CPU $o1" "$(val r)" 5
+	perf stat -a -x, -e uncore_qpi_0/event=0x14/ -- sleep 0.1 \
+		> /tmp/stat.out 2>&1 || fail "perf stat -a: $(cat /tmp/stat.out)"
+	perf stat -C "$o1" -x, -e uncore_qpi_0/event=0x14/ -- \
+		sh -c "echo 'event socket=1 box=qpi0 event=0x14 count=4321' > $DBG/inject" \
+		> /tmp/stat.out 2>&1 || fail "perf stat -C $o1: $(cat /tmp/stat.out)"
+	expect_num "perf stat -C $o1" "$(awk -F, '/uncore_qpi_0/ && $1 ~ /^[0-9]+$/ { print $1 }' /tmp/stat.out)" 4321
+fi
+expect_eq "cpumask unchanged" "$(cat "$PMUS/uncore_qpi_0/cpumask")" "$mask"
+expect_eq "kernel log since the mark" "$(dmesg_since_mark | tail -n +2)" ""
 t_end
 
 qpiu_unload

@@ -6,7 +6,7 @@
  *
  *   open NAME PMU CONFIG [socket=S|cpu=C] [config1=X] [config2=X]
  *        [group=LEADER] [period=N] [freq=HZ] [stype=SAMPLE_TYPE] [task]
- *        [exclude=user|kernel] [disabled] [pinned] [precise] [single]
+ *        [exclude=user|kernel|guest|host] [disabled] [pinned] [precise] [single]
  *                      prints "NAME ok" or "NAME error=ERRNO (text)";
  *                      a leader reads as a group unless [single]
  *   read NAME          prints "NAME value=V enabled=E running=R"
@@ -169,6 +169,10 @@ static void cmd_open(char *args)
 			attr.exclude_user = 1;
 		else if (!strcmp(opt, "exclude=kernel"))
 			attr.exclude_kernel = 1;
+		else if (!strcmp(opt, "exclude=guest"))
+			attr.exclude_guest = 1;
+		else if (!strcmp(opt, "exclude=host"))
+			attr.exclude_host = 1;
 		else if (!strcmp(opt, "disabled"))
 			attr.disabled = 1;
 		else if (!strcmp(opt, "pinned"))

@@ -258,6 +258,8 @@ void qpiu_sysfs_free(struct qpiu_pmu *qpmu);
 
 /* qpi_uncore_registry.c: callers hold qpiu_reg_mutex */
 extern struct mutex qpiu_reg_mutex;
+int qpiu_pmu_name_check(const struct qpiu_platform *plat,
+			enum qpiu_box_kind kind, unsigned int idx);
 struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 			      enum qpiu_box_kind kind, unsigned int idx);
 struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,

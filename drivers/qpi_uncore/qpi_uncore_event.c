@@ -488,10 +488,17 @@ static int qpiu_event_init(struct perf_event *event)
 	unsigned int socket;
 	bool has_mm;
 	struct qpiu_box *box;
-	int ret;
+	int ret, cpu;
 
 	if (attr->type != event->pmu->type)
 		return -ENOENT;
+	/*
+	 * perf sets exclude_guest on every event it opens and, on EINVAL,
+	 * opens it again without: expected, so silent.  perf core would
+	 * refuse it after us anyway (PERF_PMU_CAP_NO_EXCLUDE).
+	 */
+	if (attr->exclude_host || attr->exclude_guest)
+		return -EINVAL;
 
 	if (is_sampling_event(event)) {
 		ret = qpiu_check_sampling(qpmu, event);
@@ -502,13 +509,9 @@ static int qpiu_event_init(struct perf_event *event)
 		return qpiu_reject(qpmu, -EINVAL,
 				   "cpu=-1: uncore events count per socket; open them system-wide (perf -a), not per task");
 	if (attr->exclude_user || attr->exclude_kernel || attr->exclude_hv ||
-	    attr->exclude_idle || attr->exclude_host || attr->exclude_guest)
+	    attr->exclude_idle)
 		return qpiu_reject(qpmu, -EINVAL,
 				   "exclude_*: uncore counters count at every privilege level and cannot exclude one");
-	if (!cpumask_test_cpu(event->cpu, &qpmu->cpumask))
-		return qpiu_reject(qpmu, -EINVAL,
-				   "cpu=%d: not in cpumask %*pbl; each socket is read from one CPU",
-				   event->cpu, cpumask_pr_args(&qpmu->cpumask));
 	ret = qpiu_check_config(qpmu->desc, attr->config, attr->config1,
 				attr->config2, msg, sizeof(msg));
 	if (ret)
@@ -548,8 +551,21 @@ static int qpiu_event_init(struct perf_event *event)
 	if (!box) {
 		qpiu_pmu_put_event(qpmu);
 		return qpiu_reject(qpmu, -ENODEV,
-				   "socket %u: the box is gone (removed or failed)",
-				   socket);
+				   "cpu=%d: socket %u has no such box, or it is gone (removed or failed)",
+				   event->cpu, socket);
+	}
+	/*
+	 * Any CPU of the socket names it, as with intel_uncore; the event
+	 * lives on the socket's reader, and a read from any CPU of the
+	 * package is done there.
+	 */
+	cpu = READ_ONCE(box->cpu);
+	if (cpu < 0) {
+		qpiu_box_put(box);
+		qpiu_pmu_put_event(qpmu);
+		return qpiu_reject(qpmu, -ENODEV,
+				   "cpu=%d: socket %u has no online CPU to read it",
+				   event->cpu, socket);
 	}
 	if (!has_mm && (attr->config1 || attr->config2)) {
 		qpiu_box_put(box);
@@ -559,6 +575,8 @@ static int qpiu_event_init(struct perf_event *event)
 				   socket, qpmu->idx);
 	}
 
+	event->cpu = cpu;
+	event->event_caps |= PERF_EV_CAP_READ_ACTIVE_PKG;
 	event->pmu_private = box;
 	event->destroy = qpiu_event_destroy;
 	return 0;
@@ -575,4 +593,5 @@ void qpiu_pmu_set_callbacks(struct pmu *pmu)
 	pmu->pmu_enable = qpiu_pmu_enable;
 	pmu->pmu_disable = qpiu_pmu_disable;
 	pmu->check_period = qpiu_check_period;
+	pmu->capabilities |= PERF_PMU_CAP_NO_EXCLUDE;
 }

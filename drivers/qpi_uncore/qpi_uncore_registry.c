@@ -61,6 +61,27 @@ static bool qpiu_pmu_name_taken(const char *name)
 	return true;
 }
 
+static void qpiu_pmu_name(char *name, size_t len,
+			  const struct qpiu_platform *plat,
+			  enum qpiu_box_kind kind, unsigned int idx)
+{
+	snprintf(name, len, "uncore_%s_%u", plat->box[kind]->name, idx);
+}
+
+/* -EBUSY, said, when the PMU for box @idx of @kind would clash. */
+int qpiu_pmu_name_check(const struct qpiu_platform *plat,
+			enum qpiu_box_kind kind, unsigned int idx)
+{
+	char name[32];
+
+	qpiu_pmu_name(name, sizeof(name), plat, kind, idx);
+	if (!qpiu_pmu_name_taken(name))
+		return 0;
+	pr_err("%s: a PMU of that name exists already, most likely from intel_uncore, which drives some of these functions. To hand them all to qpi_uncore and keep intel_uncore's other PMUs, run: qpi-uncore-takeover. Or unload intel_uncore (rmmod intel_uncore) or blacklist it, then load qpi_uncore again.\n",
+	       name);
+	return -EBUSY;
+}
+
 /* The PMU for box @idx of @kind, registered on first use. */
 struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 			      enum qpiu_box_kind kind, unsigned int idx)
@@ -84,18 +105,11 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 						&qpiu_pci_box_ops;
 	qpmu->idx = idx;
 	qpmu->idle = qpiu_pmu_idle;
-	snprintf(qpmu->name, sizeof(qpmu->name), "uncore_%s_%u",
-		 qpmu->desc->name, idx);
-	ret = qpiu_sysfs_init(qpmu, kind);
+	qpiu_pmu_name(qpmu->name, sizeof(qpmu->name), plat, kind, idx);
+	ret = qpiu_sysfs_init(qpmu, kind) ?:
+	      qpiu_pmu_name_check(plat, kind, idx);
 	if (ret)
 		goto err;
-
-	if (qpiu_pmu_name_taken(qpmu->name)) {
-		pr_err("%s: a PMU of that name exists already, most likely from intel_uncore, which drives some of these functions. To hand them all to qpi_uncore and keep intel_uncore's other PMUs, run: qpi-uncore-takeover. Or unload intel_uncore (rmmod intel_uncore) or blacklist it, then load qpi_uncore again.\n",
-		       qpmu->name);
-		ret = -EBUSY;
-		goto err;
-	}
 
 	qpmu->pmu = (struct pmu) {
 		.module		= THIS_MODULE,

@@ -24,33 +24,37 @@ static struct qpiu_box *qpiu_sboxes[QPIU_MAX_SOCKETS][SBOX_NR_BOXES];
 
 #define SBOX_PROBE_PATTERN	0x5a5a5a5aa5a5a5a5ULL
 
-/*
- * A hypervisor can show a Xeon 7500 model without its uncore MSRs: the
- * accesses fault, or (QEMU) read zero and drop writes.  MATCH is a plain
- * read-write register while MM_CFG.mm_en is clear, so a pattern written to
- * it must read back.  The old value is restored.
- */
+/* Before any box exists: the MSRs of the CPU in @ctx. */
+static int qpiu_sbox_probe_rd(void *ctx, u32 msr, u64 *val)
+{
+	return qpiu_cfg_msr_read_on(*(int *)ctx, msr, val);
+}
+
+static int qpiu_sbox_probe_wr(void *ctx, u32 msr, u64 val)
+{
+	return qpiu_cfg_msr_write_on(*(int *)ctx, msr, val);
+}
+
+static const struct qpiu_msr_ops qpiu_sbox_probe_ops = {
+	.rd = qpiu_sbox_probe_rd,
+	.wr = qpiu_sbox_probe_wr,
+};
+
 static int qpiu_sbox_msrs_work(int cpu)
 {
+	struct qpiu_sbox sb = { .ops = &qpiu_sbox_probe_ops, .ctx = &cpu };
 	u32 match = qpiu_sbox_msr(0, SBOX_MATCH, 0);
-	u64 saved, val = 0;
+	u64 val;
+	int ret;
 
-	if (qpiu_cfg_msr_read_on(cpu, SBOX_MSR_MM_CFG, &val) ||
-	    qpiu_cfg_msr_write_on(cpu, SBOX_MSR_MM_CFG, 0) ||
-	    qpiu_cfg_msr_read_on(cpu, match, &saved) ||
-	    qpiu_cfg_msr_write_on(cpu, match, SBOX_PROBE_PATTERN) ||
-	    qpiu_cfg_msr_read_on(cpu, match, &val)) {
-		pr_info("Xeon 7500 S-Box MSRs do not answer on CPU %d (an access to 0x%x-0x%x faulted): no uncore_sbox PMUs\n",
-			cpu, SBOX_MSR_MM_CFG, match);
-		return -ENODEV;
-	}
-	qpiu_cfg_msr_write_on(cpu, match, saved);
-	if (val != SBOX_PROBE_PATTERN) {
+	ret = qpiu_sbox_probe_regs(&sb, SBOX_PROBE_PATTERN, &val);
+	if (ret == -ENODEV)
 		pr_info("Xeon 7500 S-Box MSRs do not hold values on CPU %d (MATCH 0x%x read back 0x%llx, not 0x%llx): no uncore_sbox PMUs\n",
 			cpu, match, val, SBOX_PROBE_PATTERN);
-		return -ENODEV;
-	}
-	return 0;
+	else if (ret)
+		pr_info("Xeon 7500 S-Box MSRs do not answer on CPU %d (an access to 0x%x-0x%x faulted): no uncore_sbox PMUs\n",
+			cpu, SBOX_MSR_MM_CFG, match);
+	return ret ? -ENODEV : 0;
 }
 
 int qpiu_sbox_probe(void)
@@ -61,6 +65,16 @@ int qpiu_sbox_probe(void)
 	if (!x86_match_cpu(qpiu_sbox_cpus))
 		return 0;
 	mutex_lock(&qpiu_reg_mutex);
+	/*
+	 * intel_uncore drives these boxes under the same names: find out
+	 * before touching an MSR, its events may be counting.
+	 */
+	for (idx = 0; idx < SBOX_NR_BOXES; idx++) {
+		ret = qpiu_pmu_name_check(&qpiu_sbox_platform, QPIU_BOX_SBOX,
+					  idx);
+		if (ret)
+			goto out;
+	}
 	for (socket = 0; socket < QPIU_MAX_SOCKETS; socket++) {
 		int cpu;
 

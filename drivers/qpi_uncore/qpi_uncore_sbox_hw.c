@@ -116,3 +116,39 @@ int qpiu_sbox_read(struct qpiu_sbox *sb, unsigned int ctr, u64 *val)
 	*val = v;
 	return 0;
 }
+
+/*
+ * Whether the MSRs hold values: a hypervisor can show the CPU model without
+ * them (the accesses fault, or read zero and drop writes).  Someone else's
+ * filter may be live here (intel_uncore's, a user's msr tool), so nothing
+ * is left changed: MM_CFG is only read; with mm_en set the registers answer
+ * already; with it clear MATCH is plain read-write, so @pattern written to
+ * it must read back (*@readback), and its old value goes back.
+ *
+ * Return: 0 when they hold values, -ENODEV when MATCH did not keep
+ * @pattern, -EIO when an access faulted.
+ */
+int qpiu_sbox_probe_regs(struct qpiu_sbox *sb, u64 pattern, u64 *readback)
+{
+	u64 cfg, match;
+	int ret;
+
+	*readback = 0;
+	ret = sb_rd(sb, SBOX_MM_CFG, 0, &cfg);
+	if (ret)
+		return ret;
+	if (cfg & SBOX_MM_CFG_EN) {
+		*readback = pattern;
+		return 0;
+	}
+	ret = sb_rd(sb, SBOX_MATCH, 0, &match);
+	if (ret)
+		return ret;
+	ret = sb_wr(sb, SBOX_MATCH, 0, pattern) ?:
+	      sb_rd(sb, SBOX_MATCH, 0, readback);
+	if (sb_wr(sb, SBOX_MATCH, 0, match) && !ret)
+		ret = -EIO;
+	if (ret)
+		return ret;
+	return *readback == pattern ? 0 : -ENODEV;
+}

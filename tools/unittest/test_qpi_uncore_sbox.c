@@ -265,7 +265,70 @@ static void test_check_config(void)
 	EXPECT_TRUE(!qpiu_uses_filter(&qpiu_sbox_desc, 0x0101));
 }
 
+#define PATTERN 0x5a5a5a5aa5a5a5a5ULL
+
+static void expect_mm_regs(u64 cfg, u64 match, u64 mask)
+{
+	EXPECT_EQ(f.regs[0xe48 - MSR_BASE], cfg);
+	EXPECT_EQ(f.regs[0xe49 - MSR_BASE], match);
+	EXPECT_EQ(f.regs[0xe4a - MSR_BASE], mask);
+}
+
+/* intel_uncore's filter is live: the probe reads MM_CFG and nothing else. */
+static void test_probe_leaves_live_filter(void)
+{
+	static const struct access want[] = { { 'r', 0xe48, 0 } };
+	u64 rb;
+
+	setup(0);
+	f.regs[0xe48 - MSR_BASE] = SBOX_MM_CFG_EN;
+	f.regs[0xe49 - MSR_BASE] = 0x1122334455667788ULL;
+	f.regs[0xe4a - MSR_BASE] = 0xff00ff00ff00ff00ULL;
+	EXPECT_EQ(qpiu_sbox_probe_regs(&sb, PATTERN, &rb), 0);
+	expect_log(want, ARRAY_SIZE(want));
+	expect_mm_regs(SBOX_MM_CFG_EN, 0x1122334455667788ULL,
+		       0xff00ff00ff00ff00ULL);
+	EXPECT_EQ(f.gp, 0);
+}
+
+/* mm_en clear: MATCH takes the pattern and gets its value back. */
+static void test_probe_restores_match(void)
+{
+	static const struct access want[] = {
+		{ 'r', 0xe48, 0 }, { 'r', 0xe49, 0 }, { 'w', 0xe49, PATTERN },
+		{ 'r', 0xe49, 0 }, { 'w', 0xe49, 0x1234 },
+	};
+	u64 rb;
+
+	setup(0);
+	f.regs[0xe49 - MSR_BASE] = 0x1234;
+	f.regs[0xe4a - MSR_BASE] = 0x77;
+	EXPECT_EQ(qpiu_sbox_probe_regs(&sb, PATTERN, &rb), 0);
+	EXPECT_EQ(rb, PATTERN);
+	expect_log(want, ARRAY_SIZE(want));
+	expect_mm_regs(0, 0x1234, 0x77);
+}
+
+/* No S-Box MSRs (a hypervisor): faults are -EIO, nothing changed. */
+static void test_probe_faults(void)
+{
+	u64 rb;
+
+	setup(0);
+	f.regs[0xe49 - MSR_BASE] = 0x1234;
+	f.fail_wr = true;
+	EXPECT_EQ(qpiu_sbox_probe_regs(&sb, PATTERN, &rb), -EIO);
+	expect_mm_regs(0, 0x1234, 0);
+	setup(0);
+	f.fail_rd = true;
+	EXPECT_EQ(qpiu_sbox_probe_regs(&sb, PATTERN, &rb), -EIO);
+	EXPECT_EQ(f.n, 1);
+}
+
 static const struct ktap_case cases[] = {
+	{ "probe_leaves_live_filter", test_probe_leaves_live_filter },
+	{ "probe_restores_match", test_probe_restores_match },
+	{ "probe_faults", test_probe_faults },
 	{ "msr_map", test_msr_map },
 	{ "init_and_freeze", test_init_and_freeze },
 	{ "mask_match_sequence", test_mask_match_sequence },
