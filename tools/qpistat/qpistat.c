@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "server.h"
 
 #define PMU_DIR		"/sys/bus/event_source/devices"
@@ -672,6 +673,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: qpistat [-I ms] [-c count] [--json | --prometheus] [-- command ...]\n"
 		"       qpistat --listen [ADDR:]PORT\n"
+		"       qpistat --check [--json] [--window ms]\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
@@ -699,6 +701,9 @@ int main(int argc, char **argv)
 	int fmt = FMT_TABLE, c, i, n = 0;
 	double t0, t;
 
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--check"))
+			return check_main(argc, argv);
 	while ((c = getopt_long(argc, argv, "+I:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'I': interval = atol(optarg); break;
