@@ -627,8 +627,14 @@ static void check_module(void)
 	app(r->saw, "qpi_uncore loaded, version %s; %d QPI/R3QPI PMUs (%d QPI ports with link_speed); sampling route %s (inferred from the kernel's exports: the module does not expose it)",
 	    ver[0] ? ver : "not exposed", ck.nr_pmus, ours, sample_route());
 	if (!ck.nr_pmus) {
+		bool fns = false;
+		int i;
+
+		for (i = 0; i < ck.nr_fns; i++)
+			fns |= ck.fns[i].kind != K_UBOX;
 		r->status = CK_FAIL;
-		app(r->todo, "qpi_uncore registered no PMU: see dmesg | grep qpi_uncore");
+		app(r->todo, fns ? "qpi_uncore registered no PMU: see dmesg | grep qpi_uncore" :
+		    "qpi_uncore registered no PMU: it has no function to drive (see pci)");
 	}
 }
 
