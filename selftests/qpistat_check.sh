@@ -6,7 +6,7 @@
 # QPI, intel_uncore bound and the module missing; and its usage errors.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 10
+ktap_plan 11
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
@@ -83,7 +83,7 @@ if [ "$NAME" = none ]; then
 	t_end
 	for t in healthy_machine_passes_every_check json_is_one_document \
 		 hidden_functions counters_ignore_writes foreign_writer \
-		 link_down cpu_without_qpi intel_uncore_bound module_missing; do
+		 other_perf_events_are_not_foreign link_down cpu_without_qpi intel_uncore_bound module_missing; do
 		t_skip "$t" "the guest CPU has no QPI"
 	done
 	ktap_finish
@@ -159,6 +159,24 @@ expect_num "one box reported" "$(line foreign | grep -o 'something else' | wc -l
 # the other ports count on
 line counting | grep -qF "socket 0 port 0: " || fail "no socket 0 port 0: $(line counting)"
 expect_line counting fail "FAIL: zero"
+t_end
+
+t_begin "other_perf_events_are_not_foreign"
+healthy
+# four pinned Tx-flit events fill port 0 of socket 0: the check's
+# clockticks never get a counter there, and that box holds other values
+qperf <<EOT
+open a uncore_qpi_0 0x0200 socket=0 pinned
+open b uncore_qpi_0 0x0200 socket=0 pinned
+open c uncore_qpi_0 0x0200 socket=0 pinned
+open d uncore_qpi_0 0x0200 socket=0 pinned
+sh $QPISTAT --check > $P/out 2> $P/err; echo \$? > $P/rc
+EOT
+sed 's/^/# /' $P/out
+expect_num "exit" "$(cat $P/rc)" 0
+expect_line counting warn "socket 0 port 0: never scheduled"
+expect_line counting warn "every counter of the box is taken by other perf events"
+expect_line foreign pass "7 boxes: the control registers hold what the driver wrote"
 t_end
 
 t_begin "link_down"

@@ -751,7 +751,8 @@ int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen)
 
 struct ev {
 	int fd, kind, idx, socket;
-	uint64_t v0, t0, v1, t1;
+	uint64_t v0, t0, v1, t1;	/* count, time running */
+	bool shared;			/* multiplexed with other events */
 };
 
 static struct ev evs[MAX_EVS];
@@ -794,7 +795,8 @@ static int open_pmu(int kind, int idx)
 			struct perf_event_attr attr = {
 				.size = sizeof(attr), .type = type,
 				.config = kind == K_QPI ? 0x14 : 0x01,
-				.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED,
+				.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+					       PERF_FORMAT_TOTAL_TIME_RUNNING,
 			};
 			struct ev *e = &evs[nr_evs];
 
@@ -811,15 +813,29 @@ static int open_pmu(int kind, int idx)
 	return n;
 }
 
+/*
+ * The count and the time it counted: running, not enabled, so that an
+ * event multiplexed with other users' events is not taken for a slow one.
+ */
 static int read_ev(struct ev *e, uint64_t *v, uint64_t *t)
 {
-	uint64_t buf[2];
+	uint64_t buf[3];
 
 	if (read(e->fd, buf, sizeof(buf)) != sizeof(buf))
 		return -1;
 	*v = buf[0];
-	*t = buf[1];
+	*t = buf[2];
+	e->shared |= buf[2] < buf[1];
 	return 0;
+}
+
+static void close_evs(void)
+{
+	int i;
+
+	for (i = 0; i < nr_evs; i++)
+		close(evs[i].fd);
+	nr_evs = 0;
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -835,7 +851,7 @@ static int cmp_ev(const void *a, const void *b)
 
 static void check_counting(int window_ms, struct result *r)
 {
-	bool low = false, unknown = false, down_seen = false;
+	bool low = false, unknown = false, down_seen = false, busy = false;
 	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
 	int i, k, err = 0, n = 0, worst = CK_PASS;
 
@@ -854,6 +870,7 @@ static void check_counting(int window_ms, struct result *r)
 				n += got;
 		}
 	if (err) {
+		close_evs();
 		r->status = err == EACCES || err == EPERM ? CK_SKIP : CK_FAIL;
 		app(r->saw, "cannot open clockticks: %s", strerror(err));
 		app(r->todo, err == EACCES || err == EPERM ?
@@ -878,6 +895,13 @@ static void check_counting(int window_ms, struct result *r)
 
 		if (read_ev(e, &e->v1, &e->t1) || e->kind != K_QPI)
 			continue;
+		if (e->t1 == e->t0) {
+			worst = worst > CK_WARN ? worst : CK_WARN;
+			busy = true;
+			app(r->saw, "%ssocket %d port %d: never scheduled",
+			    r->saw[0] ? "; " : "", e->socket, e->idx);
+			continue;
+		}
 		hz = e->t1 > e->t0 ? (double)(e->v1 - e->v0) * 1e9 / (e->t1 - e->t0) : 0;
 		if (e->socket >= 0 && e->socket < MAX_SOCKETS && e->idx < MAX_PORTS) {
 			gts = ck.gts[e->socket][e->idx];
@@ -913,11 +937,36 @@ static void check_counting(int window_ms, struct result *r)
 	if (unknown)
 		app(r->todo, "%sthe link speed is unknown (see link): the rate cannot be judged",
 		    r->todo[0] ? "; " : "");
+	if (busy)
+		app(r->todo, "%severy counter of the box is taken by other perf events: run the check again when they are closed",
+		    r->todo[0] ? "; " : "");
+}
+
+/*
+ * Was our event on @fn's box counting when the registers were read?  Not
+ * when other perf events took every counter: then the box holds theirs.
+ */
+static struct ev *ev_of(const struct fn *fn)
+{
+	int i;
+
+	for (i = 0; i < nr_evs; i++)
+		if (evs[i].kind == fn->kind && evs[i].idx == fn->idx &&
+		    evs[i].socket == fn->socket)
+			return &evs[i];
+	return NULL;
+}
+
+static bool scheduled(const struct fn *fn)
+{
+	const struct ev *e = ev_of(fn);
+
+	return e && e->t1 > e->t0;
 }
 
 static void check_foreign(struct result *r)
 {
-	int i, c, checked = 0, bad = 0;
+	int i, c, checked = 0, bad = 0, shared = 0;
 
 	if (!nr_evs) {
 		r->status = CK_SKIP;
@@ -941,11 +990,23 @@ static void check_foreign(struct result *r)
 			app(r->todo, "run as root");
 			return;
 		}
+		if (!scheduled(fn))
+			continue;
 		checked++;
 		want = fn->kind == K_QPI ? QPI_CLK_CTL : R3_CLK_CTL;
 		v = check_ctls(ctl, nr, want, &seen);
 		if (v == CTLS_OK)
 			continue;
+		/*
+		 * Multiplexed with other users' events, ours may be switched
+		 * out right now and the box hold theirs: no verdict.
+		 */
+		if (ev_of(fn)->shared) {
+			shared++;
+			app(r->saw, "%ssocket %d %s %d (%s): multiplexed with other perf events, holds 0x%08x: cannot tell",
+			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf, seen);
+			continue;
+		}
 		bad++;
 		if (v == CTLS_ZERO)
 			app(r->saw, "%ssocket %d %s %d (%s): every control register reads 0, 0x%06x was written: the counters ignore writes",
@@ -958,16 +1019,19 @@ static void check_foreign(struct result *r)
 			    "firmware locks the PMON registers (a BIOS option), or a hypervisor drops the writes" :
 			    "stop the other tool: PCM (pcm, pcm-numa, pcm-memory...), likwid in direct access mode (likwid-perfctr -M 1), or a BIOS SMI; perf counts are wrong while it runs");
 	}
-	for (i = 0; i < nr_evs; i++)
-		close(evs[i].fd);
-	nr_evs = 0;
+	close_evs();
 	if (!checked) {
 		r->status = CK_SKIP;
 		app(r->saw, "no bound QPI/R3QPI function to read back");
 		return;
 	}
-	if (!bad) {
+	if (!bad && !shared) {
 		app(r->saw, "%d boxes: the control registers hold what the driver wrote", checked);
+		return;
+	}
+	if (!bad) {
+		r->status = CK_WARN;
+		app(r->todo, "run the check again when no other perf events are open on the uncore_qpi/r3qpi PMUs");
 		return;
 	}
 	r->status = CK_FAIL;
