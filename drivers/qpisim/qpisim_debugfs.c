@@ -199,6 +199,77 @@ DEFINE_DEBUGFS_ATTRIBUTE(sock_freeze_fops, sock_freeze_get, sock_freeze_set,
 
 /* ---- per-function statistics and faults ---- */
 
+/* Knobs that change what counts: the model must be brought up to now. */
+static int link_clock_set(void *data, u64 val)
+{
+	struct qpisim *qs = data;
+	unsigned long flags;
+
+	if (val > 1)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	qsim_set_link_clock(&qs->model, val);
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return 0;
+}
+
+static int link_clock_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct qpisim *)data)->model.link_clock);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(link_clock_fops, link_clock_get, link_clock_set,
+			 "%llu\n");
+
+static int link_down_set(void *data, u64 val)
+{
+	struct qsim_fn *fn = data;
+	struct qpisim *qs = qs_of(fn);
+	unsigned long flags;
+
+	if (val > 1)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	qsim_set_link_down(&fn->sock->qpi[fn->idx], val);
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return 0;
+}
+
+static int link_down_get(void *data, u64 *val)
+{
+	struct qsim_fn *fn = data;
+
+	*val = READ_ONCE(fn->sock->qpi[fn->idx].link_down);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(link_down_fops, link_down_get, link_down_set,
+			 "%llu\n");
+
+static int foreign_ctl_set(void *data, u64 val)
+{
+	struct qsim_fn *fn = data;
+	struct qpisim *qs = qs_of(fn);
+	unsigned long flags;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	fn->foreign_ctl = val;
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return 0;
+}
+
+static int foreign_ctl_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct qsim_fn *)data)->foreign_ctl);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(foreign_ctl_fops, foreign_ctl_get, foreign_ctl_set,
+			 "0x%llx\n");
+
 static int fn_present_get(void *data, u64 *val)
 {
 	struct qsim_fn *fn = data;
@@ -389,7 +460,16 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 		debugfs_create_u64("last_overflow_ns", 0444, dir,
 				   &fn->box->last_overflow_ns);
 		debugfs_create_file("frozen", 0644, dir, fn, &frozen_fops);
+		debugfs_create_file_unsafe("ignore_writes", 0644, dir,
+					   &fn->ignore_writes, &knob_fops);
+		debugfs_create_u64("ignored_writes", 0644, dir,
+				   &fn->ignored_writes);
+		debugfs_create_file_unsafe("foreign_ctl", 0644, dir, fn,
+					   &foreign_ctl_fops);
 	}
+	if (fn->kind == QSIM_FN_QPI_MISC)
+		debugfs_create_file_unsafe("link_down", 0644, dir, fn,
+					   &link_down_fops);
 }
 
 static int platform_show(struct seq_file *m, void *unused)
@@ -415,6 +495,8 @@ int qpisim_debugfs_init(struct qpisim *qs)
 	debugfs_create_file("inject", 0200, root, qs, &inject_fops);
 	debugfs_create_file("log", 0644, root, qs, &log_fops);
 	debugfs_create_u32("fast_count", 0644, root, &qs->model.fast_count);
+	debugfs_create_file_unsafe("link_clock", 0644, root, qs,
+				   &link_clock_fops);
 
 	for (s = 0; s < qs->model.nr_sockets; s++) {
 		struct qsim_socket *sock = &qs->model.sock[s];

@@ -42,6 +42,46 @@ static uint qpi_rate = 5;
 module_param(qpi_rate, uint, 0444);
 MODULE_PARM_DESC(qpi_rate, "QPI_RATE_STATUS code, 2-7 = 5.6-9.6 GT/s (default 5: 8.0 GT/s)");
 
+static char *hide = "";
+module_param(hide, charp, 0444);
+MODULE_PARM_DESC(hide, "Functions firmware hides, not created: comma list of qpi, qpi_mm, r3qpi, or pmon for all three");
+
+static bool link_clock;
+module_param(link_clock, bool, 0444);
+MODULE_PARM_DESC(link_clock, "QPI clockticks advance at the link speed / 8 (also in debugfs)");
+
+static int qpisim_parse_hide(u32 *mask)
+{
+	char *buf, *p, *tok;
+	int ret = 0;
+
+	*mask = 0;
+	buf = kstrdup(hide, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (p = buf; (tok = strsep(&p, ",")) != NULL;) {
+		if (!*tok)
+			continue;
+		if (!strcmp(tok, "qpi")) {
+			*mask |= BIT(QSIM_FN_QPI_PMON);
+		} else if (!strcmp(tok, "qpi_mm")) {
+			*mask |= BIT(QSIM_FN_QPI_MM);
+		} else if (!strcmp(tok, "r3qpi")) {
+			*mask |= BIT(QSIM_FN_R3QPI);
+		} else if (!strcmp(tok, "pmon")) {
+			*mask |= BIT(QSIM_FN_QPI_PMON) | BIT(QSIM_FN_QPI_MM) |
+				 BIT(QSIM_FN_R3QPI);
+		} else {
+			pr_err("hide=%s: '%s' is not qpi, qpi_mm, r3qpi or pmon\n",
+			       hide, tok);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	kfree(buf);
+	return ret;
+}
+
 static int qpisim_add_bus(struct qpisim *qs, unsigned int s)
 {
 	struct qsim_socket *sock = &qs->model.sock[s];
@@ -102,6 +142,7 @@ static void qpisim_remove_buses(struct qpisim *qs)
 static int qpisim_config(struct qsim_config *cfg)
 {
 	unsigned int s;
+	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->plat = qsim_platform_find(platform);
@@ -128,6 +169,9 @@ static int qpisim_config(struct qsim_config *cfg)
 	cfg->nr_ports = qpi_ports;
 	cfg->nr_links = r3qpi_links;
 	cfg->qpi_rate = qpi_rate;
+	ret = qpisim_parse_hide(&cfg->hide);
+	if (ret)
+		return ret;
 	for (s = 0; s < cfg->nr_sockets; s++) {
 		if (buses[s] > 0xff || node_ids[s] > 7) {
 			pr_err("socket %u: bus must be 0-0xff and node id 0-7\n",
@@ -164,6 +208,7 @@ static int __init qpisim_init(void)
 		return -EINVAL;
 	}
 	qpisim = qs;
+	qsim_set_link_clock(&qs->model, link_clock);
 
 	for (s = 0; s < qs->model.nr_sockets; s++) {
 		ret = qpisim_add_bus(qs, s);

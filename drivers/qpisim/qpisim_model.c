@@ -207,8 +207,9 @@ static void advance_box(struct qsim_box *box, u64 dt)
 
 	if (frozen)
 		box->frozen.ns += dt;
-	for (k = 0; k < QSIM_MAX_STREAMS; k++) {
-		struct qsim_stream *st = &box->streams[k];
+	for (k = 0; k <= QSIM_MAX_STREAMS; k++) {
+		struct qsim_stream *st = k < QSIM_MAX_STREAMS ?
+					 &box->streams[k] : &box->clock;
 		u64 n;
 
 		if (!st->used || !st->per_s)
@@ -412,8 +413,10 @@ static u32 dword_read(const struct qsim_fn *fn, int where)
 			return fn->sock->gidnidmap;
 		return 0;
 	case QSIM_FN_QPI_MISC:
+		/* a link that did not train reports no rate (*unverified*) */
 		if (where == QPI_RATE_STATUS)
-			return fn->sock->sim->qpi_rate;
+			return fn->sock->qpi[fn->idx].link_down ? 0 :
+			       fn->sock->sim->qpi_rate;
 		return 0;
 	case QSIM_FN_QPI_PMON:
 	case QSIM_FN_R3QPI:
@@ -431,6 +434,26 @@ static u32 size_mask(int size)
 	return size == 4 ? ~0U : (1U << (8 * size)) - 1;
 }
 
+/*
+ * A foreign writer (PCM, likwid in direct mode) reprograms every enabled
+ * counter behind the driver's back; it acts between any two accesses.
+ */
+static void foreign_write(struct qsim_fn *fn)
+{
+	struct qsim_box *box = fn->box;
+	unsigned int i;
+
+	if (!fn->foreign_ctl || !box || fn->kind == QSIM_FN_QPI_MM)
+		return;
+	for (i = 0; i < box->desc->nr_ctrs; i++)
+		if ((box->ctl[i] & UNC_CTL_EN) &&
+		    box->ctl[i] != (fn->foreign_ctl & box->desc->ctl_valid)) {
+			box->ctl[i] = fn->foreign_ctl & box->desc->ctl_valid &
+				      ~UNC_CTL_RST;
+			box->cmp[i] = false;
+		}
+}
+
 u32 qsim_cfg_read(struct qsim_fn *fn, int where, int size)
 {
 	int shift = 8 * (where & 3);
@@ -440,6 +463,7 @@ u32 qsim_cfg_read(struct qsim_fn *fn, int where, int size)
 	if (fn->all_ones)
 		return size_mask(size);
 	fast_advance(fn);
+	foreign_write(fn);
 	return (dword_read(fn, where & ~3) >> shift) & size_mask(size);
 }
 
@@ -580,6 +604,11 @@ void qsim_cfg_write(struct qsim_fn *fn, int where, int size, u32 val)
 	if (fn->all_ones)
 		return;
 	fast_advance(fn);
+	/* Locked PMON registers: the header still works (it is not PMON). */
+	if (fn->ignore_writes && where >= 0x40) {
+		fn->ignored_writes++;
+		return;
+	}
 
 	/* A narrow write updates its bytes of what the dword reads back as. */
 	if (size != 4)
@@ -602,6 +631,43 @@ void qsim_cfg_write(struct qsim_fn *fn, int where, int size, u32 val)
 	/* Read-only and unimplemented registers: the write is a violation. */
 	if (!done)
 		fn->rsvd_writes++;
+	foreign_write(fn);
+}
+
+/* Link layer clock: speed / 4 flits a second, two flits a cycle. */
+u64 qsim_link_clock_hz(u8 rate_code)
+{
+	if (rate_code < 2 || rate_code > QPI_RATE_STATUS_CODE)
+		return 0;
+	/* (5.6 + 0.8 (code - 2)) GT/s / 8 */
+	return (56 + 8 * (rate_code - 2)) * 12500000ULL;
+}
+
+static void link_clock_update(struct qsim_box *box)
+{
+	struct qsim *sim = box->sock->sim;
+
+	box->clock.used = true;
+	box->clock.event = QPI_EV_CLOCKTICKS;
+	box->clock.per_s = sim->link_clock && !box->link_down ?
+			   qsim_link_clock_hz(sim->qpi_rate) : 0;
+}
+
+/* The caller has advanced the model to now. */
+void qsim_set_link_clock(struct qsim *sim, bool on)
+{
+	unsigned int s, i;
+
+	sim->link_clock = on;
+	for (s = 0; s < sim->nr_sockets; s++)
+		for (i = 0; i < sim->sock[s].nr_ports; i++)
+			link_clock_update(&sim->sock[s].qpi[i]);
+}
+
+void qsim_set_link_down(struct qsim_box *box, bool down)
+{
+	box->link_down = down;
+	link_clock_update(box);
 }
 
 bool qsim_mm_match(const struct qsim_box *box, u32 pkt0, u32 pkt1)
@@ -618,7 +684,8 @@ static struct qsim_fn *add_fn(struct qsim_socket *sock, enum qsim_fn_kind kind,
 {
 	struct qsim_fn *fn;
 
-	if (!id->device || sock->nr_fns >= QSIM_MAX_FNS)
+	if (!id->device || sock->nr_fns >= QSIM_MAX_FNS ||
+	    (sock->sim->hide & BIT(kind)))
 		return NULL;
 	fn = &sock->fns[sock->nr_fns++];
 	fn->sock = sock;
@@ -776,6 +843,7 @@ int qsim_init(struct qsim *sim, const struct qsim_config *cfg,
 	sim->plat = plat;
 	sim->nr_sockets = cfg->nr_sockets;
 	sim->qpi_rate = cfg->qpi_rate;
+	sim->hide = cfg->hide;
 	for (s = 0; s < cfg->nr_sockets; s++) {
 		init_socket(sim, &sim->sock[s], cfg, s);
 		sim->sock[s].gidnidmap = make_gidnidmap(cfg);

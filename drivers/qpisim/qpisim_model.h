@@ -172,6 +172,8 @@ struct qsim_box {
 	u64 overflows_seen;
 	u64 last_overflow_ns;
 	struct qsim_stream streams[QSIM_MAX_STREAMS];
+	struct qsim_stream clock;	/* QPI: the link clock (link_clock) */
+	bool link_down;			/* QPI: the port's link is not trained */
 	struct qsim_frozen frozen;
 	bool was_frozen;		/* state the stats last saw */
 	u64 win_start;			/* the current window's start (ns) */
@@ -186,6 +188,9 @@ struct qsim_fn {
 	u16 device;
 	bool present;			/* false after a hot removal */
 	bool all_ones;			/* fault: reads return ~0, writes dropped */
+	bool ignore_writes;		/* fault: writes dropped, reads normal */
+	u32 foreign_ctl;		/* fault: enabled ctls become this */
+	u64 ignored_writes;
 	u16 command;
 	struct qsim_box *box;		/* PMON and mask/match functions */
 	u64 reads;
@@ -230,6 +235,7 @@ struct qsim_config {
 	u8 buses[QSIM_MAX_SOCKETS];	/* see qsim_default_bus() */
 	u8 node_ids[QSIM_MAX_SOCKETS];	/* distinct, 0..7 */
 	u8 qpi_rate;
+	u32 hide;			/* BIT(enum qsim_fn_kind): not created */
 };
 
 struct qsim {
@@ -237,6 +243,8 @@ struct qsim {
 	u8 nr_sockets;
 	u8 qpi_rate;
 	u32 fast_count;			/* added to counting ctrs on each access */
+	bool link_clock;		/* QPI clockticks run at the link speed */
+	u32 hide;			/* BIT(enum qsim_fn_kind): not created */
 	u64 now;			/* time of the last qsim_advance() (ns) */
 	struct qsim_socket sock[QSIM_MAX_SOCKETS];
 	struct qsim_log_entry log[QSIM_LOG_SIZE];
@@ -274,6 +282,10 @@ u64 qsim_accrue(struct qsim_stream *st, u64 dt);
 void qsim_advance(struct qsim *sim, u64 now);
 void qsim_freeze_track(struct qsim_socket *sock);
 void qsim_frozen_reset(struct qsim_box *box);
+
+u64 qsim_link_clock_hz(u8 rate_code);
+void qsim_set_link_clock(struct qsim *sim, bool on);
+void qsim_set_link_down(struct qsim_box *box, bool down);
 
 int qsim_exec(struct qsim *sim, char *line, char *err, size_t errlen);
 void qsim_log_clear(struct qsim *sim);

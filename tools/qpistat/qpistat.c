@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "server.h"
 
 #ifndef PMU_DIR
@@ -976,6 +977,7 @@ static void usage(FILE *f, int status)
 		"       qpistat [--json | --prometheus] -- command ...\n"
 		"       qpistat --listen [ADDR:]PORT [--user USER[:GROUP]]\n"
 		"       qpistat --textfile FILE [-I ms] [-c count]\n"
+		"       qpistat --check [--json] [--window ms]\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
@@ -1033,6 +1035,9 @@ int main(int argc, char **argv)
 	int fmt = FMT_TABLE, c, i, n = 0, status;
 	double t0, t;
 
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--check"))
+			return check_main(argc, argv);
 	while ((c = getopt_long(argc, argv, "+I:c:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'I':

@@ -760,6 +760,75 @@ static void test_rate_errors(void)
 	EXPECT_EQ(sim.sock[0].qpi[0].streams[3].per_s, 2);
 }
 
+/* The knobs qpistat --check's selftest plays failures with. */
+static void test_check_knobs(void)
+{
+	struct qsim_config cfg = { 0 };
+	char err[QSIM_ERR_LEN];
+	struct qsim_fn *q, *q1, *r, *misc;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	q1 = fn_at(0, 0x09, 2);
+	misc = fn_at(0, 0x09, 0);
+
+	/* the link clock: speed / 8, exact over any split of time */
+	EXPECT_EQ(qsim_link_clock_hz(2), 700000000);
+	EXPECT_EQ(qsim_link_clock_hz(5), 1000000000);
+	EXPECT_EQ(qsim_link_clock_hz(7), 1200000000);
+	EXPECT_EQ(qsim_link_clock_hz(0), 0);
+	qsim_advance(&sim, 1000);
+	qsim_set_link_clock(&sim, true);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | 0x14);
+	wr(q1, UNC_PCI_PMON_CTL(0), EN | 0x14);
+	qsim_advance(&sim, 1000 + 333);
+	qsim_advance(&sim, 1000 + 1000000);
+	EXPECT_EQ(rd64(q, 0), 1000000);		/* 1 ms at 1 GHz */
+	EXPECT_EQ(rd64(q1, 0), 1000000);
+
+	/* a link down: no rate, no clock; the other port runs on */
+	EXPECT_EQ(qsim_cfg_read(misc, QPI_RATE_STATUS, 4), 5);
+	qsim_set_link_down(&sim.sock[0].qpi[1], true);
+	EXPECT_EQ(qsim_cfg_read(misc, QPI_RATE_STATUS, 4), 0);
+	qsim_advance(&sim, 1000 + 2000000);
+	EXPECT_EQ(rd64(q, 0), 2000000);
+	EXPECT_EQ(rd64(q1, 0), 1000000);
+	qsim_set_link_down(&sim.sock[0].qpi[1], false);
+	qsim_set_link_clock(&sim, false);
+	qsim_advance(&sim, 1000 + 3000000);
+	EXPECT_EQ(rd64(q, 0), 2000000);
+
+	/* a foreign writer: enabled controls become its value */
+	q->foreign_ctl = EN | UM(2) | 0x00;
+	wr(q, UNC_PCI_PMON_CTL(1), EN | 0x14);
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(0), 4), EN | UM(2));
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(1), 4), EN | UM(2));
+	EXPECT_EQ(qsim_cfg_read(q, UNC_PCI_PMON_CTL(2), 4), 0);	/* disabled */
+	q->foreign_ctl = 0;
+
+	/* writes ignored: the registers keep their value, and are counted */
+	r = fn_at(1, 0x13, 5);
+	r->ignore_writes = true;
+	wr(r, UNC_PCI_PMON_CTL(0), EN | 0x01);
+	wr(r, UNC_PCI_PMON_CTR(0), 5);
+	EXPECT_EQ(qsim_cfg_read(r, UNC_PCI_PMON_CTL(0), 4), 0);
+	EXPECT_EQ(rd64(r, 0), 0);
+	EXPECT_EQ(r->ignored_writes, 2);
+	EXPECT_EQ(r->rsvd_writes, 0);
+
+	/* hidden functions are not created; the UBox and function 0 stay */
+	cfg.plat = qsim_platform_find("snbep");
+	cfg.nr_sockets = 1;
+	cfg.nr_ports = 2;
+	cfg.nr_links = 2;
+	cfg.buses[0] = 0xff;
+	cfg.hide = 1u << QSIM_FN_QPI_PMON | 1u << QSIM_FN_R3QPI;
+	EXPECT_EQ(qsim_init(&sim, &cfg, err, sizeof(err)), 0);
+	EXPECT_TRUE(!fn_at(0, 0x08, 2) && !fn_at(0, 0x13, 5));
+	EXPECT_TRUE(fn_at(0, 0x08, 6) && fn_at(0, 0x08, 0) && fn_at(0, 0x0b, 0));
+	EXPECT_TRUE(!fn_at(0, 0x13, 0));	/* no filler for an empty slot */
+}
+
 static const struct ktap_case cases[] = {
 	{ "eval_matches_cycle_reference", test_eval_matches_reference },
 	{ "eval_large_repeat", test_eval_large_repeat },
@@ -780,6 +849,7 @@ static const struct ktap_case cases[] = {
 	{ "accrue_exact_however_split", test_accrue_exact_however_split },
 	{ "rate_counts_and_freeze_loses", test_rate_counts_and_freeze_loses },
 	{ "rate_errors", test_rate_errors },
+	{ "check_knobs", test_check_knobs },
 };
 
 int main(void)

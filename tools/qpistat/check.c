@@ -1,0 +1,1156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpistat --check: one line per check (pass, warn, fail or skip), what it
+ * saw and what to do, so that a user can paste the output into a bug
+ * report.  Checks: cpu, pci, binding, module, link, counting, foreign.
+ *
+ * Everything is read from sysfs and procfs under check_root, so the host
+ * tests run it against a fake tree; counting and the read-back of the
+ * control registers use perf and PCI config space, as root.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+const char *check_root = "";
+
+#define MAX_FNS		256
+#define MAX_BUSES	16
+#define MAX_PORTS	3
+#define MAX_SOCKETS	64
+#define MAX_EVS		(2 * MAX_SOCKETS * 4)
+#define TEXT		2048
+
+/* Control register read-back: the bits that say which event counts. */
+#define CTL_EN		(1u << 22)
+#define CTL_CMP_MASK	(~((1u << 20) | (1u << 17)))	/* not ov_en, rst */
+#define QPI_CLK_CTL	(CTL_EN | 0x14)
+#define R3_CLK_CTL	(CTL_EN | 0x01)
+#define CTL0		0xd8
+#define RATE_STATUS	0xd4
+#define UBOX_NODEID	0x40
+#define UBOX_GIDNIDMAP	0x54
+
+enum { K_UBOX, K_QPI, K_MM, K_R3 };
+static const char *const kind_name[] = {
+	"UBox", "QPI port", "QPI mask/match", "R3QPI link",
+};
+
+/* The uncore PCI functions of each platform (Documentation: registers.md). */
+struct plat {
+	const char *name, *desc;
+	int model;
+	uint16_t ubox, qpi[MAX_PORTS], mm[MAX_PORTS], r3[MAX_PORTS];
+};
+
+static const struct plat plats[] = {
+	{ "SNB-EP", "Xeon E5-2600 (Sandy Bridge-EP)", 45,
+	  0x3ce0, { 0x3c41, 0x3c42 }, { 0x3c86, 0x3c96 }, { 0x3c44, 0x3c45 } },
+	{ "IVB-EP", "Xeon E5-2600 v2 (Ivy Bridge-EP)", 62,
+	  0x0e1e, { 0x0e32, 0x0e33, 0x0e3a }, { 0x0e86, 0x0e96 },
+	  { 0x0e36, 0x0e37, 0x0e3e } },
+	{ "HSX", "Xeon E5-2600 v3 (Haswell-EP)", 63,
+	  0x2f1e, { 0x2f32, 0x2f33, 0x2f3a }, { 0x2f86, 0x2f96 },
+	  { 0x2f36, 0x2f37, 0x2f3e } },
+	{ "BDX", "Xeon E5-2600 v4 (Broadwell-EP)", 79,
+	  0x6f1e, { 0x6f32, 0x6f33, 0x6f3a }, { 0x6f86, 0x6f96, 0x6f46 },
+	  { 0x6f36, 0x6f37, 0x6f3e } },
+	/* S-Box MSRs, no PCI functions */
+	{ "Xeon 7500", "Xeon 7500 (Nehalem-EX)", 46, 0, { 0 }, { 0 }, { 0 } },
+};
+
+/* Family 6 models with UPI instead of QPI: Skylake-SP and later. */
+static const int upi_models[] = { 85, 106, 108, 143, 173, 174, 207 };
+
+struct fn {
+	char bdf[16];
+	unsigned int bus, slot, func;
+	uint16_t device;
+	int kind, idx, socket;
+	char driver[64], override[64];
+};
+
+struct result {
+	const char *name;
+	int status;
+	char saw[TEXT], todo[TEXT];
+};
+
+static struct {
+	const struct plat *plat;
+	int nr_sockets;
+	bool hypervisor, root;
+	struct fn fns[MAX_FNS];
+	int nr_fns;
+	unsigned int buses[MAX_BUSES];
+	int bus_socket[MAX_BUSES];
+	int nr_buses;
+	double gts[MAX_SOCKETS][MAX_PORTS];	/* 0 unknown, -1 down */
+	bool module, intel;
+	int nr_pmus;
+	struct result res[8];
+	int nr_res;
+} ck;
+
+static const char *const status_name[] = { "pass", "warn", "fail", "skip" };
+
+static void app(char *buf, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void app(char *buf, const char *fmt, ...)
+{
+	size_t len = strlen(buf);
+	va_list ap;
+
+	if (len >= TEXT - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, TEXT - len, fmt, ap);
+	va_end(ap);
+}
+
+static struct result *result(const char *name)
+{
+	struct result *r = &ck.res[ck.nr_res++];
+
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	return r;
+}
+
+static void path_of(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	int n = snprintf(buf, len, "%s", check_root);
+
+	vsnprintf(buf + n, len - n, fmt, ap);
+}
+
+static int read_file(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int read_file(char *buf, size_t len, const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+	ssize_t n;
+	int fd;
+
+	va_start(ap, fmt);
+	path_of(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static bool exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool exists(const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	path_of(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return !access(path, F_OK);
+}
+
+/* A dword of PCI config space; false when unreadable (not root). */
+static bool cfg_read(const char *bdf, unsigned int where, uint32_t *val)
+{
+	char path[512];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/config",
+		 check_root, bdf);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = pread(fd, val, 4, where);
+	close(fd);
+	return n == 4;
+}
+
+/* ---- cpu ---- */
+
+static void check_cpu(void)
+{
+	struct result *r = result("cpu");
+	char vendor[64] = "", line[4096];
+	int family = -1, model = -1, socket = 0, seen[MAX_SOCKETS] = { 0 };
+	int models[MAX_SOCKETS], s, nr = 0;
+	bool mixed = false;
+	unsigned int i;
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", check_root);
+	f = fopen(path, "r");
+	if (!f) {
+		r->status = CK_FAIL;
+		app(r->saw, "cannot read /proc/cpuinfo: %s", strerror(errno));
+		app(r->todo, "run on the machine itself, with /proc mounted");
+		return;
+	}
+	/* per processor block: the fields come before "physical id" use */
+	while (fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v += 2;
+		v[strcspn(v, "\n")] = 0;
+		if (!strncmp(line, "vendor_id", 9))
+			snprintf(vendor, sizeof(vendor), "%s", v);
+		else if (!strncmp(line, "cpu family", 10))
+			family = atoi(v);
+		else if (!strncmp(line, "model\t", 6))
+			model = atoi(v);
+		else if (!strncmp(line, "physical id", 11))
+			socket = atoi(v);
+		else if (!strncmp(line, "flags", 5)) {
+			if (strstr(v, " hypervisor") || !strncmp(v, "hypervisor", 10))
+				ck.hypervisor = true;
+			if (socket >= 0 && socket < MAX_SOCKETS && !seen[socket]) {
+				seen[socket] = 1;
+				models[socket] = model;
+				nr++;
+			}
+			for (s = 0; s < MAX_SOCKETS; s++)
+				if (seen[s] && models[s] != model)
+					mixed = true;
+		}
+	}
+	fclose(f);
+	ck.nr_sockets = nr ? nr : 1;
+	app(r->saw, "%s family %d model %d (0x%x) on %d socket%s",
+	    vendor, family, model, model > 0 ? model : 0, ck.nr_sockets,
+	    ck.nr_sockets > 1 ? "s" : "");
+	if (strcmp(vendor, "GenuineIntel") || family != 6) {
+		r->status = CK_FAIL;
+		app(r->saw, ": not an Intel Xeon with QPI");
+		app(r->todo, "nothing to monitor: QPI exists only on Intel Xeon E5-2600 v1-v4 and Xeon 7500");
+		return;
+	}
+	for (i = 0; i < sizeof(plats) / sizeof(plats[0]); i++)
+		if (plats[i].model == model)
+			ck.plat = &plats[i];
+	for (i = 0; i < sizeof(upi_models) / sizeof(upi_models[0]); i++) {
+		if (upi_models[i] != model)
+			continue;
+		r->status = CK_FAIL;
+		app(r->saw, ": Skylake-SP or later, which has UPI, not QPI");
+		app(r->todo, "use intel_uncore's UPI PMUs: perf stat -a -e uncore_upi_0/event=0x1/ (clockticks); qpi_uncore has nothing to drive here");
+		return;
+	}
+	if (!ck.plat) {
+		r->status = CK_FAIL;
+		app(r->saw, ": no QPI PMON this tool knows");
+		app(r->todo, "supported: SNB-EP (model 45), IVB-EP (62), HSX (63), BDX (79), Xeon 7500 (46)");
+		return;
+	}
+	app(r->saw, ": %s, %s", ck.plat->name, ck.plat->desc);
+	if (mixed) {
+		r->status = CK_WARN;
+		app(r->saw, "; the sockets report different models");
+		app(r->todo, "check the CPU population: mixed steppings are unusual");
+	}
+	if (ck.hypervisor) {
+		r->status = CK_WARN;
+		app(r->saw, "; under a hypervisor (CPUID hypervisor bit)");
+		app(r->todo, "%shypervisors normally do not pass the uncore PCI functions through: run qpistat --check on the host",
+		    mixed ? "; " : "");
+	}
+}
+
+/* ---- pci ---- */
+
+static int bus_index(unsigned int bus)
+{
+	int i;
+
+	for (i = 0; i < ck.nr_buses; i++)
+		if (ck.buses[i] == bus)
+			return i;
+	if (ck.nr_buses == MAX_BUSES)
+		return -1;
+	ck.buses[ck.nr_buses] = bus;
+	ck.bus_socket[ck.nr_buses] = -1;
+	return ck.nr_buses++;
+}
+
+static bool classify(const struct plat *p, uint16_t dev, int *kind, int *idx)
+{
+	int i;
+
+	if (p->ubox && dev == p->ubox) {
+		*kind = K_UBOX;
+		*idx = 0;
+		return true;
+	}
+	for (i = 0; i < MAX_PORTS; i++) {
+		*idx = i;
+		if (p->qpi[i] && dev == p->qpi[i])
+			*kind = K_QPI;
+		else if (p->mm[i] && dev == p->mm[i])
+			*kind = K_MM;
+		else if (p->r3[i] && dev == p->r3[i])
+			*kind = K_R3;
+		else
+			continue;
+		return true;
+	}
+	return false;
+}
+
+static int cmp_fn(const void *a, const void *b)
+{
+	return strcmp(((const struct fn *)a)->bdf, ((const struct fn *)b)->bdf);
+}
+
+static void scan_pci(void)
+{
+	char path[512], buf[256];
+	struct dirent *de;
+	DIR *d;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices", check_root);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && ck.nr_fns < MAX_FNS) {
+		struct fn *fn = &ck.fns[ck.nr_fns];
+		unsigned int dom, bus, slot, func;
+		char link[512];
+		ssize_t n;
+
+		if (sscanf(de->d_name, "%x:%x:%x.%x", &dom, &bus, &slot, &func) != 4)
+			continue;
+		if (read_file(buf, sizeof(buf), "/sys/bus/pci/devices/%s/vendor",
+			      de->d_name) || strtoul(buf, NULL, 16) != 0x8086)
+			continue;
+		if (read_file(buf, sizeof(buf), "/sys/bus/pci/devices/%s/device",
+			      de->d_name))
+			continue;
+		memset(fn, 0, sizeof(*fn));
+		fn->device = strtoul(buf, NULL, 16);
+		if (!classify(ck.plat, fn->device, &fn->kind, &fn->idx))
+			continue;
+		snprintf(fn->bdf, sizeof(fn->bdf), "%.15s", de->d_name);
+		fn->bus = bus;
+		fn->slot = slot;
+		fn->func = func;
+		snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/driver",
+			 check_root, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = 0;
+			snprintf(fn->driver, sizeof(fn->driver), "%.63s",
+				 strrchr(link, '/') ? strrchr(link, '/') + 1 : link);
+		}
+		if (!read_file(buf, sizeof(buf), "/sys/bus/pci/devices/%s/driver_override",
+			       de->d_name) && strcmp(buf, "(null)"))
+			snprintf(fn->override, sizeof(fn->override), "%.63s", buf);
+		if (bus_index(bus) >= 0)
+			ck.nr_fns++;
+	}
+	closedir(d);
+	qsort(ck.fns, ck.nr_fns, sizeof(ck.fns[0]), cmp_fn);
+
+	/* which socket a bus is: the UBox's node id in its GIDNIDMAP */
+	for (i = 0; i < ck.nr_fns; i++) {
+		uint32_t nid, map;
+		int g;
+
+		if (ck.fns[i].kind != K_UBOX ||
+		    !cfg_read(ck.fns[i].bdf, UBOX_NODEID, &nid) ||
+		    !cfg_read(ck.fns[i].bdf, UBOX_GIDNIDMAP, &map))
+			continue;
+		for (g = 0; g < 8; g++)
+			if (((map >> (3 * g)) & 7) == (nid & 7))
+				ck.bus_socket[bus_index(ck.fns[i].bus)] = g;
+	}
+	/* not root: assume the usual order, socket 0 on the lowest bus */
+	for (i = 0; i < ck.nr_buses; i++) {
+		int j, below = 0;
+
+		if (ck.bus_socket[i] >= 0)
+			continue;
+		for (j = 0; j < ck.nr_buses; j++)
+			below += ck.buses[j] < ck.buses[i];
+		ck.bus_socket[i] = below;
+	}
+	for (i = 0; i < ck.nr_fns; i++)
+		ck.fns[i].socket = ck.bus_socket[bus_index(ck.fns[i].bus)];
+	/* report in socket order */
+	for (i = 1; i < ck.nr_buses; i++) {
+		int j;
+
+		for (j = i; j > 0 && ck.bus_socket[j - 1] > ck.bus_socket[j]; j--) {
+			unsigned int b = ck.buses[j];
+			int t = ck.bus_socket[j];
+
+			ck.buses[j] = ck.buses[j - 1];
+			ck.bus_socket[j] = ck.bus_socket[j - 1];
+			ck.buses[j - 1] = b;
+			ck.bus_socket[j - 1] = t;
+		}
+	}
+}
+
+static bool have(unsigned int bus, int kind, int idx)
+{
+	int i;
+
+	for (i = 0; i < ck.nr_fns; i++)
+		if (ck.fns[i].bus == bus && ck.fns[i].kind == kind &&
+		    ck.fns[i].idx == idx)
+			return true;
+	return false;
+}
+
+static void check_pci(void)
+{
+	struct result *r = result("pci");
+	const struct plat *p = ck.plat;
+	int b, i, k, missing = 0;
+
+	if (!p) {
+		r->status = CK_SKIP;
+		app(r->saw, "no QPI platform (see cpu)");
+		return;
+	}
+	if (!p->ubox) {
+		r->status = CK_SKIP;
+		app(r->saw, "%s: the S-Box PMON is in MSRs, not PCI", p->name);
+		return;
+	}
+	scan_pci();
+	if (!ck.nr_buses) {
+		r->status = CK_FAIL;
+		app(r->saw, "no uncore function of %s (UBox 0x%04x, QPI 0x%04x ...) on any PCI bus",
+		    p->name, p->ubox, p->qpi[0]);
+		app(r->todo, "the firmware hides the uncore devices%s: look in the BIOS setup for an option that exposes the uncore performance monitoring devices, or ask the vendor",
+		    ck.hypervisor ? " or the hypervisor does not pass them through" : "");
+		return;
+	}
+	for (b = 0; b < ck.nr_buses; b++) {
+		unsigned int bus = ck.buses[b];
+		bool none = true;
+
+		app(r->saw, "%ssocket %d bus %02x:", b ? "; " : "",
+		    ck.bus_socket[b], bus);
+		for (i = 0; i < ck.nr_fns; i++)
+			none &= ck.fns[i].bus != bus || ck.fns[i].kind == K_UBOX;
+		if (none)
+			app(r->saw, " no PMON function");
+		for (k = K_QPI; k <= K_R3; k++) {
+			const uint16_t *ids = k == K_QPI ? p->qpi :
+					      k == K_MM ? p->mm : p->r3;
+			bool any = false;
+
+			for (i = 0; i < MAX_PORTS; i++)
+				if (have(bus, k, i)) {
+					if (any)
+						app(r->saw, ",%d", i);
+					else
+						app(r->saw, " %s %d", kind_name[k], i);
+					any = true;
+				}
+			/*
+			 * Ports and links 0 and 1 exist on every part; a third
+			 * only on some, so its absence proves nothing.
+			 */
+			for (i = 0; i < 2; i++)
+				if (ids[i] && !have(bus, k, i)) {
+					if (!missing++)
+						app(r->todo, "missing:");
+					app(r->todo, " %02x:0x%04x (%s %d)", bus,
+					    ids[i], kind_name[k], i);
+				}
+		}
+	}
+	if (missing) {
+		r->status = CK_FAIL;
+		app(r->saw, "; %d function%s missing", missing,
+		    missing > 1 ? "s" : "");
+		app(r->todo, ": the CPU is %s but the firmware hides these PMON functions: look in the BIOS setup for an option that exposes the uncore performance monitoring devices, or ask the vendor",
+		    p->name);
+	}
+}
+
+/* ---- binding and module ---- */
+
+/* The in-tree driver's PCI drivers are named after the platform. */
+static bool is_intel(const char *drv)
+{
+	static const char *const names[] = {
+		"intel_uncore", "snbep_uncore", "ivbep_uncore", "hswep_uncore",
+		"bdx_uncore",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(drv, names[i]))
+			return true;
+	return false;
+}
+
+static void check_binding(void)
+{
+	struct result *r = result("binding");
+	int i, n = 0, ours = 0, intel = 0, none = 0, other = 0, reserved = 0;
+	char other_name[64] = "";
+
+	ck.module = exists("/sys/module/qpi_uncore");
+	ck.intel = exists("/sys/module/intel_uncore");
+	for (i = 0; i < ck.nr_fns; i++) {
+		struct fn *fn = &ck.fns[i];
+
+		if (fn->kind == K_UBOX)
+			continue;
+		n++;
+		if (!strcmp(fn->driver, "qpi_uncore"))
+			ours++;
+		else if (is_intel(fn->driver))
+			intel++;
+		else if (!fn->driver[0])
+			none++;
+		else {
+			other++;
+			snprintf(other_name, sizeof(other_name), "%s", fn->driver);
+		}
+		reserved += !strcmp(fn->override, "qpi_uncore");
+	}
+	if (!n) {
+		r->status = CK_SKIP;
+		app(r->saw, "no QPI, R3QPI or mask/match function (see pci)");
+		return;
+	}
+	app(r->saw, "%d functions: qpi_uncore %d, intel_uncore %d, nobody %d",
+	    n, ours, intel, none);
+	if (other)
+		app(r->saw, ", %s %d", other_name, other);
+	if (reserved)
+		app(r->saw, "; driver_override qpi_uncore on %d", reserved);
+	if (ours == n)
+		return;
+	r->status = CK_FAIL;
+	if (intel)
+		app(r->todo, "intel_uncore holds them: run qpi-uncore-takeover (or blacklist intel_uncore)");
+	else if (other)
+		app(r->todo, "unbind %s from them", other_name);
+	else if (!ck.module)
+		app(r->todo, "load the driver: modprobe qpi_uncore");
+	else
+		app(r->todo, "qpi_uncore is loaded but did not bind them: see dmesg | grep qpi_uncore");
+}
+
+/* The module does not say which route it delivers samples by: infer it. */
+static const char *sample_route(void)
+{
+	char path[512], line[512];
+	const char *route = NULL;
+	bool tp = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/kallsyms", check_root);
+	f = fopen(path, "r");
+	if (!f)
+		return "unknown (no /proc/kallsyms)";
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, " __ksymtab_perf_event_overflow\n") ||
+		    strstr(line, " __ksymtab_perf_event_overflow\t")) {
+			route = "perf_event_overflow";
+			break;
+		}
+		tp |= !!strstr(line, " __ksymtab_perf_tp_event");
+	}
+	fclose(f);
+	if (!route)
+		route = tp ? "perf_tp_event" : "none (counting only)";
+	return route;
+}
+
+static void check_module(void)
+{
+	struct result *r = result("module");
+	char ver[128] = "", name[300], buf[64];
+	struct dirent *de;
+	int ours = 0;
+	DIR *d;
+
+	snprintf(name, sizeof(name), "%s/sys/bus/event_source/devices", check_root);
+	d = opendir(name);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "uncore_qpi_", 11) &&
+		    strncmp(de->d_name, "uncore_r3qpi_", 13))
+			continue;
+		ck.nr_pmus++;
+		/* only qpi_uncore's QPI PMUs have link_speed */
+		ours += exists("/sys/bus/event_source/devices/%s/link_speed",
+			       de->d_name);
+	}
+	if (d)
+		closedir(d);
+	if (!ck.module) {
+		r->status = CK_FAIL;
+		app(r->saw, "qpi_uncore is not loaded");
+		if (ck.intel)
+			app(r->saw, "; intel_uncore is, with %d QPI/R3QPI PMUs",
+			    ck.nr_pmus);
+		app(r->todo, "modprobe qpi_uncore (not installed? make install, or the dkms package)");
+		return;
+	}
+	if (read_file(ver, sizeof(ver), "/sys/module/qpi_uncore/version") &&
+	    !read_file(buf, sizeof(buf), "/sys/module/qpi_uncore/srcversion"))
+		snprintf(ver, sizeof(ver), "srcversion %s", buf);
+	app(r->saw, "qpi_uncore loaded, version %s; %d QPI/R3QPI PMUs (%d QPI ports with link_speed); sampling route %s (inferred from the kernel's exports: the module does not expose it)",
+	    ver[0] ? ver : "not exposed", ck.nr_pmus, ours, sample_route());
+	if (!ck.nr_pmus) {
+		bool fns = false;
+		int i;
+
+		for (i = 0; i < ck.nr_fns; i++)
+			fns |= ck.fns[i].kind != K_UBOX;
+		r->status = CK_FAIL;
+		app(r->todo, fns ? "qpi_uncore registered no PMU: see dmesg | grep qpi_uncore" :
+		    "qpi_uncore registered no PMU: it has no function to drive (see pci)");
+	}
+}
+
+/* ---- link ---- */
+
+double check_rate_gts(unsigned int code)
+{
+	/* codes 2..7: 5.6 .. 9.6 GT/s (public tools; *unverified*) */
+	return code >= 2 && code <= 7 ? (56 + 8 * (code - 2)) / 10.0 : 0;
+}
+
+double check_link_hz(double gts)
+{
+	/* 4 transfers a flit (L0), 2 flits a link layer cycle */
+	return gts * 1e9 / 8;
+}
+
+static void check_link(void)
+{
+	struct result *r = result("link");
+	int i, up = 0, down = 0, unread = 0, s;
+	bool socket_up[MAX_SOCKETS] = { false }, socket_seen[MAX_SOCKETS] = { false };
+
+	for (i = 0; i < ck.nr_fns; i++) {
+		struct fn *fn = &ck.fns[i];
+		char fn0[16];
+		uint32_t v;
+
+		if (fn->kind != K_QPI || fn->socket < 0 || fn->socket >= MAX_SOCKETS)
+			continue;
+		/* QPI_RATE_STATUS is on function 0 of the port's slot */
+		snprintf(fn0, sizeof(fn0), "%.*s0", (int)strlen(fn->bdf) - 1, fn->bdf);
+		socket_seen[fn->socket] = true;
+		if (!cfg_read(fn0, RATE_STATUS, &v) || v == ~0u) {
+			unread++;
+			app(r->saw, "%ssocket %d port %d: unreadable", r->saw[0] ? "; " : "",
+			    fn->socket, fn->idx);
+			continue;
+		}
+		ck.gts[fn->socket][fn->idx] = check_rate_gts(v & 7);
+		if (ck.gts[fn->socket][fn->idx] > 0) {
+			up++;
+			socket_up[fn->socket] = true;
+			app(r->saw, "%ssocket %d port %d: up, %.1f GT/s", r->saw[0] ? "; " : "",
+			    fn->socket, fn->idx, ck.gts[fn->socket][fn->idx]);
+		} else {
+			down++;
+			ck.gts[fn->socket][fn->idx] = -1;
+			app(r->saw, "%ssocket %d port %d: down (QPI_RATE_STATUS code %u)",
+			    r->saw[0] ? "; " : "", fn->socket, fn->idx, v & 7);
+		}
+	}
+	if (!up && !down && !unread) {
+		r->status = CK_SKIP;
+		app(r->saw, "no QPI port function (see pci)");
+		return;
+	}
+	if (unread) {
+		r->status = CK_WARN;
+		app(r->todo, "run as root to read QPI_RATE_STATUS from config space");
+	}
+	if (!down)
+		return;
+	for (s = 0; s < MAX_SOCKETS; s++)
+		if (socket_seen[s] && !socket_up[s] && ck.nr_sockets > 1)
+			break;
+	if (s < MAX_SOCKETS) {
+		r->status = CK_FAIL;
+		app(r->todo, "%severy port of socket %d is down although the machine has %d sockets: check the QPI settings in the BIOS setup and the boot log",
+		    r->todo[0] ? "; " : "", s, ck.nr_sockets);
+	} else {
+		r->status = r->status > CK_WARN ? r->status : CK_WARN;
+		app(r->todo, "%sa port that is down counts nothing: fine if it is not connected on this board, otherwise check the QPI settings in the BIOS setup",
+		    r->todo[0] ? "; " : "");
+	}
+}
+
+/* ---- counting and foreign writers ---- */
+
+int check_rate(double hz, double gts, bool down)
+{
+	double want = check_link_hz(gts);
+
+	if (hz <= 0)
+		return down ? CK_WARN : CK_FAIL;
+	if (gts <= 0)
+		return CK_WARN;
+	if (hz > 1.1 * want)
+		return CK_FAIL;
+	/* link power states (L0s, L1) may stop the clock part of the time */
+	if (hz < 0.9 * want)
+		return CK_WARN;
+	return CK_PASS;
+}
+
+int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen)
+{
+	int i, zero = 0;
+
+	*seen = 0;
+	for (i = 0; i < n; i++) {
+		if ((ctl[i] & CTL_CMP_MASK) == want)
+			return CTLS_OK;
+		zero += !ctl[i];
+		if (!*seen && (ctl[i] & CTL_EN))
+			*seen = ctl[i];
+	}
+	if (zero == n)
+		return CTLS_ZERO;
+	if (!*seen)
+		*seen = ctl[0];
+	return CTLS_FOREIGN;
+}
+
+struct ev {
+	int fd, kind, idx, socket;
+	uint64_t v0, t0, v1, t1;	/* count, time running */
+	bool shared;			/* multiplexed with other events */
+};
+
+static struct ev evs[MAX_EVS];
+static int nr_evs;
+
+static int cpu_socket(int cpu)
+{
+	char buf[32];
+
+	if (read_file(buf, sizeof(buf),
+		      "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu))
+		return -1;
+	return atoi(buf);
+}
+
+/* Open clockticks on every socket of uncore_<name>_<idx>: -errno or count. */
+static int open_pmu(int kind, int idx)
+{
+	const char *name = kind == K_QPI ? "qpi" : "r3qpi";
+	char buf[512], *p;
+	int type, n = 0;
+
+	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_%s_%d/type",
+		      name, idx))
+		return 0;
+	type = atoi(buf);
+	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_%s_%d/cpumask",
+		      name, idx))
+		return 0;
+	for (p = buf; *p;) {
+		int lo = strtol(p, &p, 10), hi = lo, cpu;
+
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		if (*p == ',')
+			p++;
+		else if (*p)
+			break;
+		for (cpu = lo; cpu <= hi && nr_evs < MAX_EVS; cpu++) {
+			struct perf_event_attr attr = {
+				.size = sizeof(attr), .type = type,
+				.config = kind == K_QPI ? 0x14 : 0x01,
+				.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+					       PERF_FORMAT_TOTAL_TIME_RUNNING,
+			};
+			struct ev *e = &evs[nr_evs];
+
+			e->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
+			if (e->fd < 0)
+				return -errno;
+			e->kind = kind;
+			e->idx = idx;
+			e->socket = cpu_socket(cpu);
+			nr_evs++;
+			n++;
+		}
+	}
+	return n;
+}
+
+/*
+ * The count and the time it counted: running, not enabled, so that an
+ * event multiplexed with other users' events is not taken for a slow one.
+ */
+static int read_ev(struct ev *e, uint64_t *v, uint64_t *t)
+{
+	uint64_t buf[3];
+
+	if (read(e->fd, buf, sizeof(buf)) != sizeof(buf))
+		return -1;
+	*v = buf[0];
+	*t = buf[2];
+	e->shared |= buf[2] < buf[1];
+	return 0;
+}
+
+static void close_evs(void)
+{
+	int i;
+
+	for (i = 0; i < nr_evs; i++)
+		close(evs[i].fd);
+	nr_evs = 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	if (x->socket != y->socket)
+		return x->socket - y->socket;
+	return x->idx - y->idx;
+}
+
+static void check_counting(int window_ms, struct result *r)
+{
+	bool low = false, unknown = false, down_seen = false, busy = false;
+	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
+	int i, k, err = 0, n = 0, worst = CK_PASS;
+
+	if (!ck.nr_pmus) {
+		r->status = CK_SKIP;
+		app(r->saw, "no uncore_qpi_* PMU (see module)");
+		return;
+	}
+	for (k = K_QPI; k <= K_R3; k += K_R3 - K_QPI)
+		for (i = 0; i < 4 && !err; i++) {
+			int got = open_pmu(k, i);
+
+			if (got < 0)
+				err = -got;
+			else if (k == K_QPI)
+				n += got;
+		}
+	if (err) {
+		close_evs();
+		r->status = err == EACCES || err == EPERM ? CK_SKIP : CK_FAIL;
+		app(r->saw, "cannot open clockticks: %s", strerror(err));
+		app(r->todo, err == EACCES || err == EPERM ?
+		    "run as root (or with CAP_PERFMON)" :
+		    "see dmesg | grep qpi_uncore");
+		return;
+	}
+	if (!n) {
+		r->status = CK_SKIP;
+		app(r->saw, "no uncore_qpi_* PMU to count on");
+		return;
+	}
+	qsort(evs, nr_evs, sizeof(evs[0]), cmp_ev);
+	for (i = 0; i < nr_evs; i++)
+		read_ev(&evs[i], &evs[i].v0, &evs[i].t0);
+	nanosleep(&ts, NULL);
+	for (i = 0; i < nr_evs; i++) {
+		struct ev *e = &evs[i];
+		double hz, gts = 0;
+		bool down = false;
+		int v;
+
+		if (read_ev(e, &e->v1, &e->t1) || e->kind != K_QPI)
+			continue;
+		if (e->t1 == e->t0) {
+			worst = worst > CK_WARN ? worst : CK_WARN;
+			busy = true;
+			app(r->saw, "%ssocket %d port %d: never scheduled",
+			    r->saw[0] ? "; " : "", e->socket, e->idx);
+			continue;
+		}
+		hz = e->t1 > e->t0 ? (double)(e->v1 - e->v0) * 1e9 / (e->t1 - e->t0) : 0;
+		if (e->socket >= 0 && e->socket < MAX_SOCKETS && e->idx < MAX_PORTS) {
+			gts = ck.gts[e->socket][e->idx];
+			down = gts < 0;
+		}
+		v = check_rate(hz, down ? 0 : gts, down);
+		worst = v > worst ? v : worst;
+		app(r->saw, "%ssocket %d port %d: %" PRIu64 " in %.0f ms, %.1f MHz",
+		    r->saw[0] ? "; " : "", e->socket, e->idx, e->v1 - e->v0,
+		    (e->t1 - e->t0) / 1e6, hz / 1e6);
+		if (gts > 0)
+			app(r->saw, " (%.1f GT/s implies %.1f MHz)", gts,
+			    check_link_hz(gts) / 1e6);
+		if (v == CK_FAIL && hz <= 0)
+			app(r->saw, " FAIL: zero");
+		else if (v == CK_FAIL)
+			app(r->saw, " FAIL: implausible");
+		else if (v == CK_WARN)
+			app(r->saw, down ? " (link down)" : gts > 0 ? " WARN: low" : " (speed unknown)");
+		down_seen |= v == CK_WARN && down;
+		low |= v == CK_WARN && !down && gts > 0;
+		unknown |= v == CK_WARN && !down && gts <= 0;
+	}
+	r->status = worst;
+	if (worst == CK_FAIL)
+		app(r->todo, "clockticks must run at the link speed / 8; zero or another rate means the counters ignore writes (firmware lock, a hypervisor), another tool reprograms or freezes them (see foreign), or the functions are emulated");
+	if (low)
+		app(r->todo, "%sa low rate: link power states (L0s/L1) may stop the clock part of the time; check the BIOS power settings if it stays low under load",
+		    r->todo[0] ? "; " : "");
+	if (down_seen)
+		app(r->todo, "%sa port whose link is down counts nothing (see link)",
+		    r->todo[0] ? "; " : "");
+	if (unknown)
+		app(r->todo, "%sthe link speed is unknown (see link): the rate cannot be judged",
+		    r->todo[0] ? "; " : "");
+	if (busy)
+		app(r->todo, "%severy counter of the box is taken by other perf events: run the check again when they are closed",
+		    r->todo[0] ? "; " : "");
+}
+
+/*
+ * Was our event on @fn's box counting when the registers were read?  Not
+ * when other perf events took every counter: then the box holds theirs.
+ */
+static struct ev *ev_of(const struct fn *fn)
+{
+	int i;
+
+	for (i = 0; i < nr_evs; i++)
+		if (evs[i].kind == fn->kind && evs[i].idx == fn->idx &&
+		    evs[i].socket == fn->socket)
+			return &evs[i];
+	return NULL;
+}
+
+static bool scheduled(const struct fn *fn)
+{
+	const struct ev *e = ev_of(fn);
+
+	return e && e->t1 > e->t0;
+}
+
+static void check_foreign(struct result *r)
+{
+	int i, c, checked = 0, bad = 0, shared = 0;
+
+	if (!nr_evs) {
+		r->status = CK_SKIP;
+		app(r->saw, "no event counting (see counting)");
+		return;
+	}
+	for (i = 0; i < ck.nr_fns; i++) {
+		struct fn *fn = &ck.fns[i];
+		int nr = fn->kind == K_QPI ? 4 : 3, v;
+		uint32_t ctl[4], want, seen;
+
+		/* only a bound function had our event programmed */
+		if ((fn->kind != K_QPI && fn->kind != K_R3) || !fn->driver[0])
+			continue;
+		for (c = 0; c < nr; c++)
+			if (!cfg_read(fn->bdf, CTL0 + 4 * c, &ctl[c]))
+				break;
+		if (c < nr) {
+			r->status = CK_SKIP;
+			app(r->saw, "cannot read config space of %s", fn->bdf);
+			app(r->todo, "run as root");
+			return;
+		}
+		if (!scheduled(fn))
+			continue;
+		checked++;
+		want = fn->kind == K_QPI ? QPI_CLK_CTL : R3_CLK_CTL;
+		v = check_ctls(ctl, nr, want, &seen);
+		if (v == CTLS_OK)
+			continue;
+		/*
+		 * Multiplexed with other users' events, ours may be switched
+		 * out right now and the box hold theirs: no verdict.
+		 */
+		if (ev_of(fn)->shared) {
+			shared++;
+			app(r->saw, "%ssocket %d %s %d (%s): multiplexed with other perf events, holds 0x%08x: cannot tell",
+			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf, seen);
+			continue;
+		}
+		bad++;
+		if (v == CTLS_ZERO)
+			app(r->saw, "%ssocket %d %s %d (%s): every control register reads 0, 0x%06x was written: the counters ignore writes",
+			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf, want);
+		else
+			app(r->saw, "%ssocket %d %s %d (%s): a control register holds 0x%08x where the driver wrote 0x%06x: something else writes these registers",
+			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf, seen, want);
+		if (!strstr(r->todo, v == CTLS_ZERO ? "locks" : "PCM"))
+			app(r->todo, "%s%s", r->todo[0] ? "; " : "", v == CTLS_ZERO ?
+			    "firmware locks the PMON registers (a BIOS option), or a hypervisor drops the writes" :
+			    "stop the other tool: PCM (pcm, pcm-numa, pcm-memory...), likwid in direct access mode (likwid-perfctr -M 1), or a BIOS SMI; perf counts are wrong while it runs");
+	}
+	close_evs();
+	if (!checked) {
+		r->status = CK_SKIP;
+		app(r->saw, "no bound QPI/R3QPI function to read back");
+		return;
+	}
+	if (!bad && !shared) {
+		app(r->saw, "%d boxes: the control registers hold what the driver wrote", checked);
+		return;
+	}
+	if (!bad) {
+		r->status = CK_WARN;
+		app(r->todo, "run the check again when no other perf events are open on the uncore_qpi/r3qpi PMUs");
+		return;
+	}
+	r->status = CK_FAIL;
+}
+
+/* ---- output ---- */
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+int check_run(FILE *out, bool json, int window_ms)
+{
+	int i, fails = 0, warns = 0;
+	struct result *cnt, *fw;
+
+	memset(&ck, 0, sizeof(ck));
+	nr_evs = 0;
+	ck.root = !geteuid();
+	check_cpu();
+	check_pci();
+	check_binding();
+	check_module();
+	check_link();
+	cnt = result("counting");
+	fw = result("foreign");
+	check_counting(window_ms, cnt);
+	check_foreign(fw);
+
+	for (i = 0; i < ck.nr_res; i++) {
+		fails += ck.res[i].status == CK_FAIL;
+		warns += ck.res[i].status == CK_WARN;
+	}
+	if (json) {
+		fprintf(out, "{\"checks\": [");
+		for (i = 0; i < ck.nr_res; i++) {
+			struct result *r = &ck.res[i];
+
+			fprintf(out, "%s{\"check\": \"%s\", \"status\": \"%s\", \"saw\": ",
+				i ? ", " : "", r->name, status_name[r->status]);
+			json_str(out, r->saw);
+			fprintf(out, ", \"do\": ");
+			json_str(out, r->todo);
+			fprintf(out, "}");
+		}
+		fprintf(out, "], \"fail\": %d, \"warn\": %d, \"exit\": %d}\n",
+			fails, warns, fails ? 1 : 0);
+	} else {
+		for (i = 0; i < ck.nr_res; i++) {
+			struct result *r = &ck.res[i];
+
+			fprintf(out, "%s %-8s %s%s%s\n", status_name[r->status],
+				r->name, r->saw, r->todo[0] ? " => " : "", r->todo);
+		}
+		fprintf(out, "%s: %d fail, %d warn%s\n", fails ? "FAIL" : "PASS",
+			fails, warns,
+			ck.root ? "" : " (not root: some checks could not look)");
+	}
+	fflush(out);
+	return fails ? 1 : 0;
+}
+
+static void check_usage(void)
+{
+	fprintf(stderr,
+		"usage: qpistat --check [--json] [--window ms]\n"
+		"  --json        one JSON document\n"
+		"  --window ms   how long to count clockticks (default 200, 10-10000)\n"
+		"exit status: 0 every check passed (or warned), 1 a check failed, 2 usage\n");
+}
+
+int check_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", no_argument, NULL, 'C' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "window", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	int c, window = 200;
+	bool json = false;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'w':
+			errno = 0;
+			window = strtol(optarg, &end, 10);
+			if (errno || *end || window < 10 || window > 10000) {
+				fprintf(stderr, "qpistat: --window '%s': want milliseconds, 10-10000\n",
+					optarg);
+				return 2;
+			}
+			break;
+		default:
+			check_usage();
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "qpistat: --check takes no command ('%s')\n", argv[optind]);
+		return 2;
+	}
+	return check_run(stdout, json, window);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * qpistat --check: does QPI monitoring work on this machine, and if not,
+ * why.  See Documentation/qpistat.rst, "qpistat --check".
+ */
+#ifndef QPISTAT_CHECK_H
+#define QPISTAT_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { CK_PASS, CK_WARN, CK_FAIL, CK_SKIP };
+
+/*
+ * Prefix of every /sys and /proc path (default ""): the host tests point
+ * it at a fake tree.
+ */
+extern const char *check_root;
+
+/* qpistat --check [--json] [--window ms]: the exit status. */
+int check_main(int argc, char **argv);
+
+/* All checks, written to @out: 0 every check passed or warned, 1 a fail. */
+int check_run(FILE *out, bool json, int window_ms);
+
+/*
+ * The pure verdicts, for the host tests.
+ *
+ * check_rate(): QPI clockticks counted at @hz on a link at @gts GT/s
+ * (0: unknown), the link @down or not.
+ */
+int check_rate(double hz, double gts, bool down);
+
+/* The link layer clock a QPI speed implies: GT/s / 8, in Hz. */
+double check_link_hz(double gts);
+
+/* The speed of QPI_RATE_STATUS code @code, 0 for codes with none. */
+double check_rate_gts(unsigned int code);
+
+/*
+ * check_ctls(): @n control registers read back from a box on which an
+ * event of control value @want counts: CTLS_OK when one holds it,
+ * CTLS_ZERO when all read 0 (the writes were ignored), CTLS_FOREIGN
+ * otherwise (*@seen: the first enabled one that differs).
+ */
+enum { CTLS_OK, CTLS_ZERO, CTLS_FOREIGN };
+int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen);
+
+#endif

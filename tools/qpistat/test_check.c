@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of qpistat --check (check.c) against a fake /sys and
+ * /proc: make -C tools/qpistat test, with ASan and UBSan.  Flat KTAP, one
+ * line per case.  Counting and the read-back need real PMUs: the guest
+ * selftest selftests/qpistat_check.sh covers them.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static int n, failed;
+static char root[64];
+
+static void ok(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	n++;
+	if (!cond)
+		failed++;
+	printf("%sok %d ", cond ? "" : "not ", n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd)) {
+		fprintf(stderr, "setup failed: %s\n", cmd);
+		exit(1);
+	}
+}
+
+/* config space of @bdf: 4 KiB of zeros with @where = @val */
+static void cfg(const char *bdf, unsigned int where, uint32_t val)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/config", root, bdf);
+	f = fopen(path, "r+");
+	if (!f) {
+		f = fopen(path, "w+");
+		if (!f || ftruncate(fileno(f), 4096))
+			exit(1);
+	}
+	fseek(f, where, SEEK_SET);
+	fwrite(&val, 4, 1, f);
+	fclose(f);
+}
+
+static void fn(const char *bdf, unsigned int device, const char *driver)
+{
+	sh("d=%s/sys/bus/pci/devices/%s; mkdir -p $d && echo 0x8086 > $d/vendor && "
+	   "echo 0x%04x > $d/device && echo '(null)' > $d/driver_override",
+	   root, bdf, device);
+	if (driver)
+		sh("mkdir -p %s/sys/bus/pci/drivers/%s && ln -sfn ../../../bus/pci/drivers/%s %s/sys/bus/pci/devices/%s/driver",
+		   root, driver, driver, root, bdf);
+	cfg(bdf, 0, 0x8086 | device << 16);
+}
+
+static void cpuinfo(int model, bool hv)
+{
+	int cpu;
+	FILE *f;
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root);
+	f = fopen(path, "w");
+	for (cpu = 0; cpu < 4; cpu++)
+		fprintf(f, "processor\t: %d\nvendor_id\t: GenuineIntel\ncpu family\t: 6\n"
+			"model\t\t: %d\nmodel name\t: Test\nphysical id\t: %d\n"
+			"flags\t\t: fpu pae%s\n\n", cpu, model, cpu / 2,
+			hv ? " hypervisor" : "");
+	fclose(f);
+}
+
+/* A two-socket IVB-EP whose six PMON functions per socket qpi_uncore drives. */
+static void machine(void)
+{
+	static const unsigned int bus[2] = { 0x7f, 0xff };
+	int s;
+
+	sh("rm -rf %s && mkdir -p %s/proc %s/sys/module/qpi_uncore %s/sys/bus/event_source/devices",
+	   root, root, root, root);
+	cpuinfo(62, false);
+	/* PMUs without a type: nothing to open, counting is skipped */
+	sh("cd %s/sys/bus/event_source/devices && mkdir uncore_qpi_0 uncore_qpi_1 uncore_r3qpi_0 uncore_r3qpi_1 && "
+	   "touch uncore_qpi_0/link_speed uncore_qpi_1/link_speed", root);
+	sh("printf 'ffffffff T __ksymtab_perf_tp_event\\n' > %s/proc/kallsyms", root);
+	for (s = 0; s < 2; s++) {
+		char b[32];
+
+		snprintf(b, sizeof(b), "0000:%02x:0b.0", bus[s]);
+		fn(b, 0x0e1e, NULL);
+		cfg(b, 0x40, s);
+		cfg(b, 0x54, 0x00fac688);	/* groups 0-7: nodes 0-7 */
+		snprintf(b, sizeof(b), "0000:%02x:08.0", bus[s]);
+		fn(b, 0x0e80, NULL);
+		cfg(b, 0xd4, 5);
+		snprintf(b, sizeof(b), "0000:%02x:09.0", bus[s]);
+		fn(b, 0x0e90, NULL);
+		cfg(b, 0xd4, 5);
+		snprintf(b, sizeof(b), "0000:%02x:08.2", bus[s]);
+		fn(b, 0x0e32, "qpi_uncore");
+		snprintf(b, sizeof(b), "0000:%02x:09.2", bus[s]);
+		fn(b, 0x0e33, "qpi_uncore");
+		snprintf(b, sizeof(b), "0000:%02x:08.6", bus[s]);
+		fn(b, 0x0e86, "qpi_uncore");
+		snprintf(b, sizeof(b), "0000:%02x:09.6", bus[s]);
+		fn(b, 0x0e96, "qpi_uncore");
+		snprintf(b, sizeof(b), "0000:%02x:13.5", bus[s]);
+		fn(b, 0x0e36, "qpi_uncore");
+		snprintf(b, sizeof(b), "0000:%02x:13.6", bus[s]);
+		fn(b, 0x0e37, "qpi_uncore");
+	}
+}
+
+static char out[16384];
+static int rc;
+
+static void run(bool json)
+{
+	FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+
+	memset(out, 0, sizeof(out));
+	rc = check_run(f, json, 10);
+	fclose(f);
+}
+
+/* the line of check @name */
+static const char *line(const char *name)
+{
+	static char buf[4096];
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), " %-8s ", name);
+	for (p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *e = strchr(p, '\n');
+
+		if (strncmp(p + 4, key, strlen(key)))
+			continue;
+		snprintf(buf, sizeof(buf), "%.*s", e ? (int)(e - p) : (int)strlen(p), p);
+		return buf;
+	}
+	return "";
+}
+
+static void has(const char *name, const char *status, const char *text)
+{
+	const char *l = line(name);
+
+	ok(!strncmp(l, status, 4) && strstr(l, text), "%s %s '%s' (got: %s)",
+	   name, status, text, l);
+}
+
+int main(void)
+{
+	static char *bad_window[] = { "qpistat", "--check", "--window", "5", NULL };
+	static char *extra[] = { "qpistat", "--check", "extra", NULL };
+	uint32_t ctl[4], seen;
+
+	printf("KTAP version 1\n");
+	snprintf(root, sizeof(root), "/tmp/qpistat-check-XXXXXX");
+	if (!mkdtemp(root))
+		return 1;
+	check_root = root;
+
+	/* the pure verdicts */
+	ok(check_rate_gts(0) == 0 && check_rate_gts(1) == 0, "codes 0, 1: no speed");
+	ok(check_rate_gts(2) == 5.6 && check_rate_gts(5) == 8.0 &&
+	   check_rate_gts(7) == 9.6, "codes 2, 5, 7: 5.6, 8.0, 9.6 GT/s");
+	ok(check_link_hz(8.0) == 1e9 && check_link_hz(6.4) == 8e8,
+	   "link clock: GT/s / 8");
+	ok(check_rate(1e9, 8.0, false) == CK_PASS, "rate as the speed implies: pass");
+	ok(check_rate(0, 8.0, false) == CK_FAIL, "zero on a link that is up: fail");
+	ok(check_rate(0, 0, true) == CK_WARN, "zero on a link that is down: warn");
+	ok(check_rate(1.2e9, 8.0, false) == CK_FAIL, "faster than the link: fail");
+	ok(check_rate(5e8, 8.0, false) == CK_WARN, "half the rate: warn");
+	ok(check_rate(1e9, 0, false) == CK_WARN, "speed unknown: warn");
+	memcpy(ctl, (uint32_t[]){ 0, 0x400014, 0, 0 }, sizeof(ctl));
+	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "ctl read back as written");
+	memcpy(ctl, (uint32_t[]){ 0x500014, 0, 0, 0 }, sizeof(ctl));
+	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "ov_en does not matter");
+	memcpy(ctl, (uint32_t[]){ 0, 0, 0, 0 }, sizeof(ctl));
+	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_ZERO, "all zero: writes ignored");
+	memcpy(ctl, (uint32_t[]){ 0x14, 0x400200, 0, 0 }, sizeof(ctl));
+	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_FOREIGN && seen == 0x400200,
+	   "another event enabled: foreign, names it");
+
+	/* the fake machine */
+	machine();
+	run(false);
+	ok(rc == 0, "healthy: exit 0 (%d)", rc);
+	has("cpu", "pass", "GenuineIntel family 6 model 62 (0x3e) on 2 sockets: IVB-EP, Xeon E5-2600 v2 (Ivy Bridge-EP)");
+	has("pci", "pass", "socket 0 bus 7f: QPI port 0,1 QPI mask/match 0,1 R3QPI link 0,1; socket 1 bus ff: QPI port 0,1 QPI mask/match 0,1 R3QPI link 0,1");
+	has("binding", "pass", "12 functions: qpi_uncore 12, intel_uncore 0, nobody 0");
+	has("module", "pass", "version not exposed; 4 QPI/R3QPI PMUs (2 QPI ports with link_speed)");
+	has("module", "pass", "sampling route perf_tp_event");
+	has("link", "pass", "socket 0 port 0: up, 8.0 GT/s; socket 0 port 1: up, 8.0 GT/s; socket 1 port 0: up, 8.0 GT/s; socket 1 port 1: up, 8.0 GT/s");
+	has("counting", "skip", "no uncore_qpi_* PMU to count on");
+
+	/* the UBox decides the socket: swap the node ids */
+	cfg("0000:7f:0b.0", 0x40, 1);
+	cfg("0000:ff:0b.0", 0x40, 0);
+	run(false);
+	has("pci", "pass", "socket 0 bus ff: QPI port 0,1");
+	has("pci", "pass", "socket 1 bus 7f: QPI port 0,1");
+	cfg("0000:7f:0b.0", 0x40, 0);
+	cfg("0000:ff:0b.0", 0x40, 1);
+
+	cpuinfo(62, true);
+	run(false);
+	ok(rc == 0, "hypervisor: a warning, exit 0 (%d)", rc);
+	has("cpu", "warn", "under a hypervisor (CPUID hypervisor bit) => hypervisors normally do not pass the uncore PCI functions through");
+
+	cpuinfo(85, false);
+	run(false);
+	ok(rc == 1, "Skylake-SP: exit 1 (%d)", rc);
+	has("cpu", "fail", "model 85 (0x55) on 2 sockets: Skylake-SP or later, which has UPI, not QPI => use intel_uncore's UPI PMUs");
+	has("pci", "skip", "no QPI platform (see cpu)");
+	cpuinfo(62, false);
+
+	cfg("0000:ff:09.0", 0xd4, 0);
+	run(false);
+	ok(rc == 0, "one port down: exit 0 (%d)", rc);
+	has("link", "warn", "socket 1 port 1: down (QPI_RATE_STATUS code 0)");
+	cfg("0000:ff:08.0", 0xd4, 1);
+	run(false);
+	ok(rc == 1, "a socket cut off: exit 1 (%d)", rc);
+	has("link", "fail", "every port of socket 1 is down although the machine has 2 sockets");
+	cfg("0000:ff:08.0", 0xd4, 5);
+	cfg("0000:ff:09.0", 0xd4, 5);
+
+	sh("for f in 7f:08.2 ff:13.6; do ln -sfn ../../../bus/pci/drivers/ivbep_uncore %s/sys/bus/pci/devices/0000:$f/driver; done", root);
+	sh("echo qpi_uncore > %s/sys/bus/pci/devices/0000:7f:09.2/driver_override", root);
+	run(false);
+	ok(rc == 1, "intel_uncore holds two: exit 1 (%d)", rc);
+	has("binding", "fail", "12 functions: qpi_uncore 10, intel_uncore 2, nobody 0; driver_override qpi_uncore on 1 => intel_uncore holds them: run qpi-uncore-takeover");
+
+	sh("rm -rf %s/sys/module/qpi_uncore %s/sys/bus/pci/devices/*/driver", root, root);
+	run(false);
+	has("binding", "fail", "nobody 12; driver_override qpi_uncore on 1 => load the driver: modprobe qpi_uncore");
+	has("module", "fail", "qpi_uncore is not loaded => modprobe qpi_uncore");
+
+	sh("rm -rf %s/sys/bus/pci/devices/0000:7f:08.2 %s/sys/bus/pci/devices/0000:ff:13.5", root, root);
+	run(false);
+	ok(rc == 1, "two hidden: exit 1 (%d)", rc);
+	has("pci", "fail", "socket 0 bus 7f: QPI port 1 QPI mask/match 0,1 R3QPI link 0,1; socket 1 bus ff: QPI port 0,1 QPI mask/match 0,1 R3QPI link 1; 2 functions missing => missing: 7f:0x0e32 (QPI port 0) ff:0x0e36 (R3QPI link 0): the CPU is IVB-EP but the firmware hides these PMON functions");
+
+	sh("rm -rf %s/sys/bus/pci/devices/*", root);
+	run(true);
+	ok(rc == 1, "nothing on the bus: exit 1 (%d)", rc);
+	ok(strstr(out, "{\"check\": \"pci\", \"status\": \"fail\", \"saw\": \"no uncore function of IVB-EP (UBox 0x0e1e, QPI 0x0e32 ...) on any PCI bus\", \"do\": \"the firmware hides the uncore devices:") != NULL,
+	   "json: pci fail (%s)", out);
+	ok(strchr(out, '\n') == out + strlen(out) - 1, "json: one line");
+	ok(strstr(out, "\"fail\": 2, \"warn\": 0, \"exit\": 1}\n") != NULL, "json: summary");
+
+	ok(check_main(4, bad_window) == 2, "--window 5: exit 2");
+	ok(check_main(3, extra) == 2, "a command after --check: exit 2");
+
+	sh("rm -rf %s", root);
+	printf("1..%d\n# qpistat --check: %d passed, %d failed\n", n, n - failed, failed);
+	return failed ? 1 : 0;
+}
