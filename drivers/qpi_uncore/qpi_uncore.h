@@ -93,6 +93,7 @@ struct qpiu_box {
 	struct hrtimer hrtimer;
 	u64 fold_ns;
 	u64 fold_next;			/* ktime of the next fold of counts */
+	bool carried;			/* whole periods left for the next look */
 	bool warned_status;		/* BOX_STATUS disagreed once */
 };
 

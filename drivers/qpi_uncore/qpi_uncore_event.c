@@ -55,6 +55,13 @@ static u64 qpiu_box_interval(const struct qpiu_box *box)
 	return box->n_sampling ? min(box->fold_ns, poll) : box->fold_ns;
 }
 
+/*
+ * Work per look: at most this many samples per box; periods beyond it are
+ * carried over, in order, to a look QPIU_CARRY_NS later.
+ */
+#define QPIU_LOOK_SAMPLES	64
+#define QPIU_CARRY_NS		(20 * NSEC_PER_USEC)
+
 /* A sampling event that completed @n periods of @period events. */
 struct qpiu_due {
 	struct perf_event *event;
@@ -68,24 +75,37 @@ static bool qpiu_running(const struct perf_event *event)
 }
 
 /*
- * The whole periods that @event completed: n of the one armed; what came
- * after the last of them starts the next period, as on x86, where
- * period_left <= 0 means "overflowed by that much".  They are no longer
- * carried (QPIU_HES_DUE) once taken.
+ * The whole periods that @event completed, at most @max of them: n of the
+ * one armed; what came after the last of them starts the next period, as
+ * on x86, where period_left <= 0 means "overflowed by that much".  Periods
+ * beyond @max stay in hw.period_left for the next look.  They are no
+ * longer carried (QPIU_HES_DUE) once taken.
  */
-static bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due)
+static bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due,
+			  u64 max)
 {
 	struct hw_perf_event *hwc = &event->hw;
 	s64 left = local64_read(&hwc->period_left);
 	u64 period = hwc->last_period;
+	u64 n;
 
 	hwc->state &= ~QPIU_HES_DUE;
 	if (left > 0 || !period)
 		return false;
+	n = 1 + (u64)-left / period;
+	if (n > max) {
+		/* the rest, for qpiu_event_arm() and the next look */
+		hwc->state |= QPIU_HES_DUE;
+		if (!max)
+			return false;
+		n = max;
+		local64_add(n * period, &hwc->period_left);
+	} else {
+		local64_set(&hwc->period_left, -(s64)((u64)-left % period));
+	}
 	due->event = event;
 	due->period = period;
-	due->n = 1 + (u64)-left / period;
-	local64_set(&hwc->period_left, -(s64)((u64)-left % period));
+	due->n = n;
 	return true;
 }
 
@@ -102,8 +122,10 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
 	u32 status = 0, armed = 0, over = 0, carried = 0;
+	u64 budget = QPIU_LOOK_SAMPLES;
 	bool any = false;
 
+	box->carried = false;
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
@@ -134,6 +156,7 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
+		u64 max = budget;
 
 		if (!qpiu_running(event) || !is_sampling_event(event) ||
 		    local64_read(&event->hw.period_left) > 0)
@@ -142,13 +165,21 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		/* perf writes a sample on the event's own CPU only */
 		if (event->oncpu != smp_processor_id())
 			continue;
-		if (qpiu_take_due(event, &due[nr]))
+		/* perf drops them all until its next tick: nothing to pace */
+		if (qpiu_sample_throttled(event))
+			max = U64_MAX;
+		if (qpiu_take_due(event, &due[nr], max)) {
+			if (max != U64_MAX)
+				budget -= due[nr].n;
 			nr++;
+		}
+		box->carried |= !!(event->hw.state & QPIU_HES_DUE);
 	}
 
 	/*
 	 * The counter is the record; BOX_STATUS must agree with it.  A box
 	 * that disagrees is not behaving as the guide says: say so once.
+	 * Periods carried over by the last look have no bit any more.
 	 */
 	if ((status ^ over) & armed & ~carried && !box->warned_status) {
 		box->warned_status = true;
@@ -197,6 +228,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	unsigned int nr = 0, i;
 	unsigned long flags;
 	u64 now = ktime_get_ns();
+	bool carried = false;
 
 	raw_spin_lock_irqsave(&box->lock, flags);
 	if (!box->n_active || box->dead) {
@@ -206,6 +238,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	if (box->n_sampling) {
 		nr = qpiu_box_collect(box, due);
 		qpiu_box_rearm(box, due, nr);
+		carried = box->carried;
 	}
 	if (now >= box->fold_next) {
 		qpiu_box_fold(box);
@@ -220,7 +253,8 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	 */
 	for (i = 0; i < nr; i++)
 		qpiu_sample_emit(due[i].event, due[i].period, due[i].n);
-	hrtimer_forward_now(hrtimer, ns_to_ktime(qpiu_box_interval(box)));
+	hrtimer_forward_now(hrtimer, ns_to_ktime(carried ? QPIU_CARRY_NS :
+						 qpiu_box_interval(box)));
 	return HRTIMER_RESTART;
 }
 
@@ -279,7 +313,7 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	was_running = qpiu_running(event);
 	qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
 	/* not after a stop(0): perf stopped it at its refresh limit */
-	emit = qpiu_take_due(event, &due) && was_running;
+	emit = qpiu_take_due(event, &due, U64_MAX) && was_running;
 	if (hwc->idx >= 0) {
 		box->events[hwc->idx] = NULL;
 		hwc->idx = -1;
@@ -336,7 +370,7 @@ static void qpiu_event_stop(struct perf_event *event, int flags)
 		qpiu_event_stop_locked(box, event, flags);
 	/* PERF_EVENT_IOC_PERIOD: the periods completed at the old period */
 	emit = (flags & PERF_EF_UPDATE) && was_running &&
-	       qpiu_take_due(event, &due);
+	       qpiu_take_due(event, &due, U64_MAX);
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);
 	if (emit)
 		qpiu_sample_emit(event, due.period, due.n);
