@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# How the box timer paces sampling (issue 19, item 3): bounded work per
-# timer callback with the rest carried over.  Counts come from qpisim and
-# kprobes (samples per look), never from how long something took.
+# How the box timer paces sampling (issue 19, items 3 and 7): bounded work
+# per timer callback with the rest carried over, and every sample written on
+# an idle tickless reader CPU (perf's throttle accounting needs that CPU's
+# tick).  Counts come from qpisim and kprobes (samples per look), never from
+# how long something took.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 1
+ktap_plan 3
 
 P=/tmp/qpipace
 mkdir -p $P
@@ -16,6 +18,9 @@ BUDGET=64
 qpiu_unload
 expect_ok "load qpisim" qsim "$PLATFORM"
 expect_ok "load qpi_uncore" qpiu_load
+
+r0=$(socket_reader uncore_qpi_0 0)
+other=$(cpulist "$(cat /sys/devices/system/cpu/online)" | tr , '\n' | grep -vx "$r0" | head -n 1)
 
 # sfield NAME FIELD: a field of qpiperf's "NAME samples=..." line (the last)
 sfield()
@@ -37,8 +42,7 @@ echo "# kprobes: $probes"
 # 20000 periods at one look, perf's sample rate raised so that perf does
 # not throttle: each timer callback hands perf at most BUDGET samples and
 # carries the rest over; every period gives its sample, in order, with its
-# period.  Without PERF_SAMPLE_PERIOD (with it, the driver's cap of 400 a
-# tick still applies: item 7).
+# period.  With and without PERF_SAMPLE_PERIOD.
 if [ $probes = no ]; then
 	t_skip "look_work_is_bounded" "no kprobe events"
 else
@@ -46,7 +50,7 @@ else
 	old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 	echo 100000000 > /proc/sys/kernel/perf_event_max_sample_rate ||
 		fail "kernel.perf_event_max_sample_rate not raised"
-	for stype in 0x0; do
+	for stype in 0x100 0x0; do
 		echo > $TR/trace
 		echo 1 > $TR/events/qpiu/enable
 		qperf <<EOF2
@@ -75,6 +79,58 @@ EOF2
 	echo "$old_rate" > /proc/sys/kernel/perf_event_max_sample_rate
 	t_end
 fi
+
+# The reader CPU idles (no tick: NO_HZ) while bursts of 300 periods arrive
+# every 20 ms: 300 is below perf's limit of a tick (400 at HZ 250), so perf
+# must write every sample; it counts them per tick of the reader CPU, which
+# must therefore come.  The test runs on another CPU.  Without
+# PERF_SAMPLE_PERIOD perf throttled after 400 and never unthrottled; with
+# it, the driver's own cap dropped samples with no record.
+t_begin "idle_reader_writes_every_sample"
+for stype in 0x100 0x0; do
+	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=$stype single
+mmap s 1024
+sh i=0; while [ \$i -lt 10 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=300000' > $DBG/inject; sleep 0.02; i=\$((i + 1)); done
+waitsamples s 3000 10
+disable s
+samples s
+read s
+EOF2
+)
+	echo "$QOUT" | grep '^s samples' | sed "s/^/# stype $stype: /"
+	expect_num "stype $stype: samples" "$(sfield s samples)" 3000
+	[ "$stype" = 0x100 ] && expect_num "stype $stype: periods" "$(sfield s periods)" 3000000
+	expect_num "stype $stype: count" "$(val s)" 3000000
+	expect_num "stype $stype: THROTTLE without UNTHROTTLE" \
+		$(( $(sfield s throttle) - $(sfield s unthrottle) )) 0
+done
+t_end
+
+# perf throttles for real: 100000 periods of 1 at one look are far past
+# its limit of a tick.  It writes THROTTLE, drops the rest, and must lift
+# the throttle at the idle reader's next tick (UNTHROTTLE), which the
+# driver's timer brings.  The count stays exact.
+t_begin "throttle_lifted_on_an_idle_reader"
+QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open t uncore_qpi_0 0x14 socket=0 period=1 single
+mmap t 1024
+inject event socket=0 box=qpi0 event=0x14 count=100000
+sh sleep 0.2
+samples t
+disable t
+read t
+EOF2
+)
+echo "$QOUT" | grep '^t samples' | sed 's/^/# /'
+n=$(sfield t samples)
+if [ "${n:-0}" -lt 1 ] || [ "$n" -ge 100000 ]; then
+	fail "$n samples: not throttled"
+fi
+expect_num "THROTTLE records" "$(sfield t throttle)" 1
+expect_num "UNTHROTTLE records" "$(sfield t unthrottle)" 1
+expect_num "count" "$(val t)" 100000
+t_end
 
 echo > $TR/kprobe_events 2> /dev/null
 qpiu_unload

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 
 #include "qpi_uncore_logic.h"
 #include "qpi_uncore_sbox.h"
@@ -94,6 +95,8 @@ struct qpiu_box {
 	u64 fold_ns;
 	u64 fold_next;			/* ktime of the next fold of counts */
 	bool carried;			/* whole periods left for the next look */
+	struct timer_list tick_timer;	/* a tick of the idle reader CPU */
+	bool tick_timer_ready;
 	bool warned_status;		/* BOX_STATUS disagreed once */
 };
 

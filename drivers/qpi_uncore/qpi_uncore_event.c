@@ -62,6 +62,15 @@ static u64 qpiu_box_interval(const struct qpiu_box *box)
 #define QPIU_LOOK_SAMPLES	64
 #define QPIU_CARRY_NS		(20 * NSEC_PER_USEC)
 
+/*
+ * perf counts an event's samples between two ticks of its CPU, throttles
+ * it at max_samples_per_tick (a THROTTLE record) and lifts the throttle at
+ * the next tick (UNTHROTTLE).  An idle NO_HZ reader CPU may take no tick
+ * for seconds: perf's count would then never start afresh, and a throttle
+ * never end.  So after the box offered samples, a timer gives the reader
+ * CPU its next tick (qpiu_box_want_tick()).
+ */
+
 /* A sampling event that completed @n periods of @period events. */
 struct qpiu_due {
 	struct perf_event *event;
@@ -212,6 +221,38 @@ static void qpiu_box_rearm(struct qpiu_box *box, struct qpiu_due *due,
 	qpiu_box_freeze(box, false);
 }
 
+/*
+ * Nothing to do: the timer is there for the tick that runs it, in which
+ * perf starts its count of samples afresh and lifts throttles.
+ */
+static void qpiu_box_tick(struct timer_list *t)
+{
+}
+
+/*
+ * After samples were offered, or while perf throttles an event of the
+ * box: a timer for the next jiffy on this, the reader, CPU.  A NO_HZ idle
+ * CPU programs its tick for its next timer, so that jiffy brings a tick,
+ * and perf its part of it.
+ */
+static void qpiu_box_want_tick(struct qpiu_box *box)
+{
+	if (!box->tick_timer_ready || timer_pending(&box->tick_timer))
+		return;
+	mod_timer(&box->tick_timer, jiffies + 1);
+}
+
+static bool qpiu_box_throttled(const struct qpiu_box *box)
+{
+	unsigned int i;
+
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++)
+		if (box->events[i] && is_sampling_event(box->events[i]) &&
+		    qpiu_sample_throttled(box->events[i]))
+			return true;
+	return false;
+}
+
 static void qpiu_box_fold(struct qpiu_box *box)
 {
 	unsigned int i;
@@ -239,6 +280,8 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 		nr = qpiu_box_collect(box, due);
 		qpiu_box_rearm(box, due, nr);
 		carried = box->carried;
+		if (nr || carried || qpiu_box_throttled(box))
+			qpiu_box_want_tick(box);
 	}
 	if (now >= box->fold_next) {
 		qpiu_box_fold(box);
@@ -290,8 +333,14 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 		if (first)
 			box->fold_next = ktime_get_ns() + box->fold_ns;
 		/* the first sampling event shortens the timer's interval */
-		if (is_sampling_event(event) && box->n_sampling++ == 0)
+		if (is_sampling_event(event) && box->n_sampling++ == 0) {
 			first = true;
+			if (!box->tick_timer_ready) {
+				timer_setup(&box->tick_timer, qpiu_box_tick,
+					    TIMER_PINNED);
+				box->tick_timer_ready = true;
+			}
+		}
 		if (first)
 			hrtimer_start(&box->hrtimer,
 				      ns_to_ktime(qpiu_box_interval(box)),
@@ -434,6 +483,12 @@ static void qpiu_event_destroy(struct perf_event *event)
 	struct qpiu_box *box = event->pmu_private;
 	struct qpiu_pmu *qpmu = box->pmu;
 
+	/*
+	 * perf deleted the event before: the tick timer is armed again only
+	 * while the box has sampling events, each of which passes here.
+	 */
+	if (is_sampling_event(event) && READ_ONCE(box->tick_timer_ready))
+		timer_delete_sync(&box->tick_timer);
 	qpiu_box_put(box);
 	qpiu_pmu_put_event(qpmu);
 	/* test builds: widen the window before perf's last use of the PMU */
