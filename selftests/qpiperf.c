@@ -19,6 +19,10 @@
  *                      far: "NAME samples=S periods=SUM pmin=MIN pmax=MAX
  *                      lost=L throttle=T unthrottle=U" (periods: with
  *                      PERF_SAMPLE_PERIOD in stype)
+ *   waitsamples NAME N [SECS]
+ *                      consumes NAME's ring buffer until it holds N samples
+ *                      in all (or SECS, default 60, passed: a guard against
+ *                      a hang, not a measurement), then prints as samples
  *   watch NAME CPU     a child process on CPU reads NAME (read(2), the group
  *                      read for a leader) in a loop until unwatch, checking
  *                      that no value ever decreases
@@ -365,6 +369,27 @@ static void cmd_samples(char *name)
 	       e->unthrottle);
 }
 
+static void cmd_waitsamples(char *args)
+{
+	char *name = strtok(args, " "), *num = strtok(NULL, " ");
+	char *secs = strtok(NULL, " ");
+	long polls = (secs ? atol(secs) : 60) * 1000;
+	struct ev *e;
+	uint64_t n;
+
+	if (!name || !num) {
+		printf("? usage: waitsamples NAME N [SECS]\n");
+		return;
+	}
+	e = find(name);
+	if (!e)
+		return;
+	n = strtoull(num, NULL, 0);
+	for (consume(e); e->samples < n && polls-- > 0; consume(e))
+		usleep(1000);
+	cmd_samples(name);
+}
+
 /*
  * The watcher: every value a read returns (each member's, for a group
  * read) must be at least the one the read before returned.
@@ -486,6 +511,8 @@ int main(void)
 			cmd_mmap(rest);
 		} else if (!strcmp(cmd, "samples")) {
 			cmd_samples(rest);
+		} else if (!strcmp(cmd, "waitsamples")) {
+			cmd_waitsamples(rest);
 		} else if (!strcmp(cmd, "watch")) {
 			cmd_watch(rest);
 		} else if (!strcmp(cmd, "unwatch")) {

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 
 #include "qpi_uncore_logic.h"
 #include "qpi_uncore_sbox.h"
@@ -118,6 +119,19 @@ struct qpiu_box {
 	struct hrtimer hrtimer;
 	u64 fold_ns;
 	u64 fold_next;			/* ktime of the next fold of counts */
+	/*
+	 * Sampling (qpi_uncore_event.c): when the box was last looked at,
+	 * the interval that look chose, and each counter's event and
+	 * hw.period_left as that look left them, for the rate of each.
+	 */
+	u64 look_ns;
+	u64 look_gap;
+	struct perf_event *look_ev[UNC_MAX_CTRS];
+	s64 look_left[UNC_MAX_CTRS];
+	bool carried;			/* whole periods left for the next look */
+	struct timer_list tick_timer;	/* a tick of the idle reader CPU */
+	unsigned int tick_budget;	/* samples until that timer runs */
+	bool tick_timer_ready;
 	bool warned_status;		/* BOX_STATUS disagreed once */
 };
 

@@ -35,9 +35,10 @@ void qpiu_event_update(struct qpiu_box *box, struct perf_event *event)
  * top bit on the event that completes the period, as the guides describe.
  * hw.period_left counts the events left, as on x86, so perf's frequency
  * code (which resets it to 0 and reloads) works unchanged.  Periods that
- * completed before a stop and are not sampled yet (QPIU_HES_DUE) stay in
- * hw.period_left for the box timer, and the counter is armed for the next
- * boundary after them.
+ * completed before a stop, or beyond what one look of the box timer
+ * samples, and are not sampled yet (QPIU_HES_DUE) stay in hw.period_left
+ * for the box timer, and the counter is armed for the next boundary after
+ * them.
  */
 u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event)
 {

@@ -33,15 +33,19 @@
  *    PERF_SAMPLE_PERIOD and a fixed period (!attr.freq) it takes one
  *    sample of period nr, otherwise it takes one sample per sample_period
  *    found in hw.period_left (kept in [-period, 0] there), each of period
- *    hw.last_period, and its loop stops when __perf_event_overflow()
- *    returns 1 (throttle: from 7.x by stopping the group, see
- *    qpiu_event_stop(); refresh limit: event_limit reaches 0);
+ *    hw.last_period, and its loop throttles from the second sample on and
+ *    stops when __perf_event_overflow() returns 1 (throttle: from 7.x by
+ *    stopping the group, see qpiu_event_stop(); refresh limit:
+ *    event_limit reaches 0);
  *  - __perf_event_account_interrupt() adjusts a frequency event's period
- *    only when less than two ticks passed since hw.freq_time_stamp.
+ *    only when less than two ticks passed since hw.freq_time_stamp, and
+ *    perf_adjust_period() then changes only hw.sample_period while
+ *    hw.period_left is at most 8 periods.
  * The driver always passes nr 0, so event->count, which readers on other
  * CPUs load with no lock after their IPI, only ever moves by its own
  * updates.  hw.period_left, hw.last_period, hw.freq_time_stamp,
- * PERF_HES_STOPPED and, for PERF_SAMPLE_PERIOD, attr.freq are bracketed
+ * PERF_HES_STOPPED and, for PERF_SAMPLE_PERIOD, attr.freq and
+ * hw.sample_period are bracketed
  * around the call: the rest of the driver keeps x86's meaning (events left
  * until the next sample).  Of the readers of attr.freq, only
  * PERF_EVENT_IOC_PERIOD runs on another CPU unserialised with the sample:
@@ -52,13 +56,6 @@
  * A kernel that exports perf_event_overflow() (an in-tree build, or one
  * patched to export it) is used directly; Kbuild finds out at build time.
  */
-
-/*
- * perf's default limit (kernel.perf_event_max_sample_rate 100000) per tick;
- * the live value is not visible to modules.  Used only where perf itself
- * does not throttle: see qpiu_sample_emit().
- */
-#define QPIU_MAX_SAMPLES_PER_TICK	DIV_ROUND_UP(100000, HZ)
 
 /*
  * perf's MAX_INTERRUPTS (private to kernel/events/core.c, the same from
@@ -144,9 +141,10 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 	s64 left = local64_read(&hwc->period_left);
 	u64 last = hwc->last_period;
 	u64 stamp = hwc->freq_time_stamp;
-	bool one_by_one = event->attr.sample_type & PERF_SAMPLE_PERIOD;
-	bool stop = false;
-	unsigned int done = 0;
+	u64 sample_period = hwc->sample_period;
+	bool period_type = event->attr.sample_type & PERF_SAMPLE_PERIOD;
+	unsigned int done;
+	bool stop;
 	int stopped = hwc->state & PERF_HES_STOPPED;
 	HLIST_HEAD(head);
 
@@ -154,40 +152,32 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 	rcu_read_lock();
 	/* del() and stop() hand over the due samples of an event they stop */
 	hwc->state &= ~PERF_HES_STOPPED;
-	if (one_by_one) {
+	/*
+	 * n periods at once: perf_swevent_set_period() finds them in
+	 * period_left and takes them in one loop that throttles after the
+	 * first and stops when perf_event_overflow() says so.
+	 */
+	hwc->last_period = period;
+	local64_set(&hwc->period_left, (n - 1) * period);
+	if (period_type) {
 		/*
 		 * With PERF_SAMPLE_PERIOD and a fixed period, perf would take
 		 * one sample of period nr and add nr to event->count, which
 		 * a reader on another CPU would see go down when it is put
 		 * back.  As a frequency event it takes the period_left path
-		 * instead, with nr 0: event->count never moves.  Its
-		 * frequency update is kept off by a time stamp in the future
-		 * (so one sample per call).  Each call's first sample is
-		 * never throttled: so count calls per tick here.  hw.interrupts
-		 * is perf's count of this event's samples in the current tick.
+		 * instead, with nr 0: event->count never moves.  Its first
+		 * sample skips perf's frequency update (a time stamp in the
+		 * future); the others change hw.sample_period, which is put
+		 * back: perf_adjust_period() resets nothing else while
+		 * period_left is below 8 periods, as it is here (negative).
 		 */
 		event->attr.freq = 1;
-		while (n-- && !stop &&
-		       (done == 0 ||
-			hwc->interrupts < QPIU_MAX_SAMPLES_PER_TICK)) {
-			hwc->last_period = period;
-			hwc->freq_time_stamp = S64_MAX;
-			local64_set(&hwc->period_left, 0);
-			stop = qpiu_tp_one(event, &head, regs);
-			done++;
-		}
-		event->attr.freq = 0;
-	} else {
-		/*
-		 * n periods at once: perf_swevent_set_period() finds them in
-		 * period_left and takes them in one loop that stops when
-		 * perf_event_overflow() says so.
-		 */
-		hwc->last_period = period;
-		local64_set(&hwc->period_left, (n - 1) * period);
-		stop = qpiu_tp_one(event, &head, regs);
-		done = n;
+		hwc->freq_time_stamp = S64_MAX;
 	}
+	stop = qpiu_tp_one(event, &head, regs);
+	event->attr.freq = 0;
+	hwc->sample_period = sample_period;
+	done = n;
 	hwc->state |= stopped;
 	rcu_read_unlock();
 	hlist_del_init_rcu(&event->hlist_entry);

@@ -1,0 +1,193 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# How the box timer paces sampling (issue 19, item 3, item 7 and "Cost"):
+# bounded work per timer callback with the rest carried over, every sample
+# written on an idle tickless reader CPU (perf's throttle accounting needs
+# that CPU's tick), and looks scheduled from the traffic: few config
+# accesses with no traffic, about one look per sample at a steady rate.
+# Counts come from qpisim (accesses) and kprobes (looks, samples per look),
+# never from how long something took.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 5
+
+P=/tmp/qpipace
+mkdir -p $P
+TR=/sys/kernel/debug/tracing
+# QPIU_LOOK_SAMPLES in qpi_uncore_event.c
+BUDGET=64
+
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM"
+expect_ok "load qpi_uncore" qpiu_load
+
+r0=$(socket_reader uncore_qpi_0 0)
+other=$(cpulist "$(cat /sys/devices/system/cpu/online)" | tr , '\n' | grep -vx "$r0" | head -n 1)
+
+# sfield NAME FIELD: a field of qpiperf's "NAME samples=..." line (the last)
+sfield()
+{
+	echo "$QOUT" | awk -v n="$1" -v f="$2" '$1 == n && $2 ~ /^samples=/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v = kv[2] } }
+		END { print v }'
+}
+
+# kprobes: "look" at each box timer callback, "emit" with the samples it
+# hands perf (qpiu_sample_emit(event, period, n): n in %dx)
+probes=no
+if echo "p:qpiu/look qpiu_box_timer" > $TR/kprobe_events 2> /dev/null &&
+   echo "p:qpiu/emit qpiu_sample_emit n=%dx:u64" >> $TR/kprobe_events 2> /dev/null; then
+	probes=yes
+fi
+echo "# kprobes: $probes"
+
+# 3000 periods at one look (below the pacing bound, 16 windows of 199 at
+# HZ 250), perf's sample rate raised so that perf cannot throttle: each
+# timer callback hands perf at most BUDGET samples and carries the rest
+# over; every period gives its sample, in order, with its period.  With
+# and without PERF_SAMPLE_PERIOD.
+if [ $probes = no ]; then
+	t_skip "look_work_is_bounded" "no kprobe events"
+else
+	t_begin "look_work_is_bounded"
+	old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	echo 100000000 > /proc/sys/kernel/perf_event_max_sample_rate ||
+		fail "kernel.perf_event_max_sample_rate not raised"
+	for stype in 0x100 0x0; do
+		echo > $TR/trace
+		echo 1 > $TR/events/qpiu/enable
+		qperf <<EOF2
+open t uncore_qpi_1 0x14 socket=1 period=1 stype=$stype single
+mmap t 2048
+inject event socket=1 box=qpi1 event=0x14 count=3000
+waitsamples t 3000 60
+disable t
+samples t
+read t
+EOF2
+		echo 0 > $TR/events/qpiu/enable
+		awk '/ look: / { if (c > m) m = c; c = 0; looks++ }
+			/ emit: / { sub(/.*n=/, ""); c += $1; s += $1; if ($1 > 0) e++ }
+			END { if (c > m) m = c; print m + 0, s + 0, e + 0 }' $TR/trace > $P/look
+		read -r most total emits < $P/look
+		echo "# stype $stype: $(sfield t samples) samples in $emits hand-overs, at most $most a callback"
+		expect_num "stype $stype: samples" "$(sfield t samples)" 3000
+		expect_num "stype $stype: throttle records" "$(sfield t throttle)" 0
+		expect_num "stype $stype: lost records" "$(sfield t lost)" 0
+		expect_num "stype $stype: count" "$(val t)" 3000
+		[ "$stype" = 0x100 ] && expect_num "stype $stype: periods" "$(sfield t periods)" 3000
+		expect_num "stype $stype: samples handed to perf" "$total" 3000
+		[ "$most" -le $BUDGET ] || fail "stype $stype: $most samples in one timer callback, budget $BUDGET"
+	done
+	echo "$old_rate" > /proc/sys/kernel/perf_event_max_sample_rate
+	t_end
+fi
+
+# The reader CPU idles (no tick: NO_HZ) while bursts of 300 periods arrive
+# every 50 ms: 300 is below perf's limit of a tick (400 at HZ 250), so perf
+# must write every sample; it counts them per tick of the reader CPU, which
+# must therefore come.  The test runs on another CPU.  Without
+# PERF_SAMPLE_PERIOD perf throttled after 400 and never unthrottled; with
+# it, the driver's own cap dropped samples with no record.
+t_begin "idle_reader_writes_every_sample"
+for stype in 0x100 0x0; do
+	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=$stype single
+mmap s 1024
+sh i=0; while [ \$i -lt 10 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=300000' > $DBG/inject; sleep 0.05; i=\$((i + 1)); done
+waitsamples s 3000 10
+disable s
+samples s
+read s
+EOF2
+)
+	echo "$QOUT" | grep '^s samples' | sed "s/^/# stype $stype: /"
+	expect_num "stype $stype: samples" "$(sfield s samples)" 3000
+	[ "$stype" = 0x100 ] && expect_num "stype $stype: periods" "$(sfield s periods)" 3000000
+	expect_num "stype $stype: count" "$(val s)" 3000000
+	expect_num "stype $stype: THROTTLE without UNTHROTTLE" \
+		$(( $(sfield s throttle) - $(sfield s unthrottle) )) 0
+done
+t_end
+
+# perf throttles for real: 100000 periods of 1 at one look are far past
+# its limit of a tick.  It writes THROTTLE, drops the rest, and must lift
+# the throttle at the idle reader's next tick (UNTHROTTLE), which the
+# driver's timer brings.  The count stays exact.
+t_begin "throttle_lifted_on_an_idle_reader"
+QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open t uncore_qpi_0 0x14 socket=0 period=1 single
+mmap t 1024
+inject event socket=0 box=qpi0 event=0x14 count=100000
+sh sleep 0.2
+samples t
+disable t
+read t
+EOF2
+)
+echo "$QOUT" | grep '^t samples' | sed 's/^/# /'
+n=$(sfield t samples)
+if [ "${n:-0}" -lt 1 ] || [ "$n" -ge 100000 ]; then
+	fail "$n samples: not throttled"
+fi
+expect_num "THROTTLE records" "$(sfield t throttle)" 1
+expect_num "UNTHROTTLE records" "$(sfield t unthrottle)" 1
+expect_num "count" "$(val t)" 100000
+t_end
+
+# One sampling event and no traffic: the box is looked at less and less
+# often, down to 10 looks a second of 3 config reads; 40 accesses a second
+# is the bound.  The accesses are the model's count; the seconds are the
+# guest's.
+t_begin "idle_sampling_event_costs_few_accesses"
+F=$DBG/socket0/qpi0
+qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 single
+sh sleep 1
+sh echo 0 > $F/reads; echo 0 > $F/writes; cut -d' ' -f1 /proc/uptime > $P/t0
+sh sleep 3
+sh cat $F/reads $F/writes > $P/acc; cut -d' ' -f1 /proc/uptime > $P/t1
+read s
+EOF2
+acc=$(awk '{ s += $1 } END { print s }' $P/acc)
+secs=$(awk -v a="$(cat $P/t0)" '{ print $1 - a }' $P/t1)
+echo "# $acc config accesses in $secs s with no traffic"
+awk -v a="$acc" -v s="$secs" 'BEGIN { exit !(a <= 40 * s) }' ||
+	fail "$acc accesses in $secs s: more than 40 a second"
+expect_num "count" "$(val s)" 0
+t_end
+
+# A steady 100 samples a second (10^5 clockticks a second, a sample every
+# 1000): about one look per sample, at most 1.5 (and a few while the rate is
+# first measured).
+if [ $probes = no ]; then
+	t_skip "steady_rate_about_one_look_per_sample" "no kprobe events"
+else
+	t_begin "steady_rate_about_one_look_per_sample"
+	echo > $TR/trace
+	qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s
+sh echo 1 > $TR/events/qpiu/look/enable
+inject rate socket=0 box=qpi0 event=0x14 per_s=100000
+sh sleep 3
+inject rate socket=0 box=qpi0 event=0x14 per_s=0
+samples s
+sh echo 0 > $TR/events/qpiu/look/enable
+disable s
+samples s
+read s
+EOF2
+	looks=$(grep -c ' look: ' $TR/trace)
+	n=$(echo "$QOUT" | awk '$1 == "s" && $2 ~ /^samples=/ { sub("samples=", "", $2); print $2; exit }')
+	echo "# $looks looks for $n samples"
+	[ "${n:-0}" -ge 100 ] || fail "$n samples"
+	[ $((2 * looks)) -le $((3 * ${n:-0} + 20)) ] || fail "$looks looks for $n samples: more than 1.5 a sample"
+	expect_num "periods" "$(sfield s periods)" "$(( $(val s) / 1000 * 1000 ))"
+	t_end
+fi
+
+echo > $TR/kprobe_events 2> /dev/null
+qpiu_unload
+qpisim_unload
+ktap_finish
