@@ -263,7 +263,7 @@ static void qpiu_box_rearm(struct qpiu_box *box, struct qpiu_due *due,
  */
 static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 {
-	u64 poll = qpiu_poll_ns(), cap = max(poll, QPIU_LOOK_MAX_NS);
+	u64 poll = qpiu_poll_ns(), cap = max_t(u64, poll, QPIU_LOOK_MAX_NS);
 	u64 gap = now - box->look_ns, next = U64_MAX;
 	bool moved = false, unknown = false;
 	unsigned int i;
