@@ -74,9 +74,10 @@ bool qpiu_sample_throttled(const struct perf_event *event)
  * its PERF_EVENT_IOC_REFRESH limit (and perf disables it from irq_work).
  * Stop it as a hardware PMU does (x86: x86_pmu_stop(event, 0)), so that
  * no further sample is offered before perf acts; qpiu_event_stop() keeps a
- * throttled event counting.
+ * throttled event counting.  Both sample routes use it; a build with none
+ * (QPIU_SAMPLE_ROUTE=none) does not.
  */
-static void qpiu_sample_stop(struct perf_event *event)
+static void __maybe_unused qpiu_sample_stop(struct perf_event *event)
 {
 	event->pmu->stop(event, 0);
 }
