@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # Sourced by qpi_uncore_takeover.sh: qpi-uncore-takeover against a fake
 # sysfs, for what the real one cannot stage (a state between two reads of
 # the tool, a missing module).  Needs $TOOL and lib.sh; runs on the host
