@@ -245,6 +245,18 @@ qpiu_unload()
 	return 0
 }
 
+# intel_load: Debian's intel_uncore (the guest's /lib/modules/stock), in
+# its load order, each module once; intel_unload: and away again
+intel_load()
+{
+	for m in $(cat /lib/modules/stock/load-order); do
+		grep -q "^${m%.ko} " /proc/modules && continue
+		insmod "/lib/modules/stock/$m" || fail "cannot load stock $m"
+	done
+}
+
+intel_unload() { grep -q '^intel_uncore ' /proc/modules && rmmod intel_uncore; return 0; }
+
 # qperf: run qpiperf on the script given on stdin; output in $QOUT
 qperf()
 {

@@ -62,16 +62,6 @@ trap 'udev_stop; rm -f /etc/udev/rules.d/60-qpi-uncore.rules $RELEASED $TEST_MOD
       grep -q "^qpi_uncore " /proc/modules && rmmod qpi_uncore
       grep -q "^intel_uncore " /proc/modules && rmmod intel_uncore' EXIT
 
-intel_load()
-{
-	for m in $(cat /lib/modules/stock/load-order); do
-		grep -q "^${m%.ko} " /proc/modules && continue
-		insmod "/lib/modules/stock/$m" || fail "cannot load stock $m"
-	done
-}
-
-intel_unload() { grep -q '^intel_uncore ' /proc/modules && rmmod intel_uncore; return 0; }
-
 is_fn() { case " $IDS " in *" $(cat "$1/device") "*) return 0 ;; esac; return 1; }
 
 # owners: "driver count" lines for the QPI/R3QPI/mask-match functions

@@ -16,16 +16,6 @@ mkdir -p $P
 trap 'umount /proc/cpuinfo 2> /dev/null
       grep -q "^intel_uncore " /proc/modules && rmmod intel_uncore' EXIT
 
-intel_load()
-{
-	for m in $(cat /lib/modules/stock/load-order); do
-		grep -q "^${m%.ko} " /proc/modules && continue
-		insmod "/lib/modules/stock/$m" || fail "cannot load stock $m"
-	done
-}
-
-intel_unload() { grep -q '^intel_uncore ' /proc/modules && rmmod intel_uncore; return 0; }
-
 # The rates are compared with a 10 % tolerance: counting for 1 s, a vCPU
 # stall would have to last 100 ms between perf's clock and the register read
 # to matter (the default 200 ms window is for people, not for a loaded host).
