@@ -244,7 +244,7 @@ static void qpiu_pmu_retire(struct qpiu_pmu *qpmu)
  */
 static bool qpiu_pmus_retire_unused(void)
 {
-	bool waiting = false, open = false;
+	bool waiting = false, open = false, pending = false, boxes;
 	unsigned int k, i;
 
 	lockdep_assert_held(&qpiu_reg_mutex);
@@ -252,25 +252,25 @@ static bool qpiu_pmus_retire_unused(void)
 		for (i = 0; i < QPIU_MAX_BOXES; i++) {
 			struct qpiu_pmu *qpmu = qpiu_pmus[k][i];
 
-			if (!qpmu || qpiu_pmu_has_boxes(qpmu))
+			if (!qpmu)
 				continue;
 			/* pairs with smp_mb__after_atomic() in event_init */
 			smp_mb();
-			if (atomic_read(&qpmu->nr_events))
+			boxes = qpiu_pmu_has_boxes(qpmu);
+			if (atomic_read(&qpmu->nr_events)) {
 				open = true;
-			else if (qpiu_perf_done_with_events())
-				qpiu_pmu_retire(qpmu);
-			else
-				waiting = true;
+				pending |= !boxes;
+			} else if (!boxes) {
+				if (qpiu_perf_done_with_events())
+					qpiu_pmu_retire(qpmu);
+				else
+					waiting = true;
+			}
 		}
 	}
-	WRITE_ONCE(qpiu_retire_pending, open || waiting);
-	for (k = 0; k < QPIU_NR_BOX_KINDS && waiting; k++)
-		for (i = 0; i < QPIU_MAX_BOXES; i++)
-			if (qpiu_pmus[k][i] &&
-			    atomic_read(&qpiu_pmus[k][i]->nr_events))
-				return false;
-	return waiting;
+	WRITE_ONCE(qpiu_retire_pending, pending || waiting);
+	/* while any event is open, its last destroy() calls again */
+	return waiting && !open;
 }
 
 static void qpiu_retire_fn(struct work_struct *work)
