@@ -3,11 +3,11 @@
 # qpi_uncore life cycle: CPU hotplug moves a socket's events to another CPU
 # without losing counts, functions removed while counting, module unload
 # with open events, the model going away underneath, intel_uncore owning the
-# devices, a UBox that cannot be read, and a PMU retired while perf closes
-# its last event.
+# devices, a UBox that cannot be read, a PMU retired while perf closes
+# its last event, and an open racing the offline of its reader CPU.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 9
+ktap_plan 10
 
 # pmu_gone NAME: wait (bounded) until PMU NAME is no longer registered
 pmu_gone()
@@ -74,6 +74,44 @@ EOT
 	expect_num "new event after re-online" "$(val f)" 7
 fi
 t_end
+
+# An open racing the reader's offline: event_init chose the old reader,
+# and perf installs the event there after the hotplug moved the socket's
+# events, before perf tears the CPU's contexts down (which would drop it:
+# it then counts nothing).  The test build holds both windows open:
+# test_open_delay_ms in event_init after the choice, test_reader_delay_ms
+# after the move.  The driver must wait for the open and move it too.
+P=/sys/module/qpi_uncore/parameters
+if [ ! -f $P/test_open_delay_ms ]; then
+	t_skip "open_racing_reader_offline" "qpi_uncore built without QPIU_TEST_HOOKS"
+elif [ -z "$second" ]; then
+	t_skip "open_racing_reader_offline" "needs two CPUs in socket 1 (have: $s1)"
+else
+	t_begin "open_racing_reader_offline"
+	rm -f /tmp/race.off
+	raced0=$(cat $P/test_open_raced)
+	echo 500 > $P/test_open_delay_ms
+	echo 3000 > $P/test_reader_delay_ms
+	# The offliner (in the background) waits until the open sleeps after
+	# choosing socket 1's reader ($first), then takes that CPU down.
+	qperf <<EOT
+sh (while [ "\$(cat $P/test_open_sleeping)" = 0 ]; do sleep 0.01; done; echo 0 > /sys/devices/system/cpu/cpu$first/online; echo done > /tmp/race.off) &
+open e uncore_qpi_0 0x14 socket=1
+sh while [ ! -f /tmp/race.off ]; do sleep 0.1; done
+sh cat $PMUS/uncore_qpi_0/cpumask > /tmp/mask.race
+inject event socket=1 box=qpi0 event=0x14 count=40
+read e
+EOT
+	echo 0 > $P/test_open_delay_ms
+	echo 0 > $P/test_reader_delay_ms
+	echo 1 > /sys/devices/system/cpu/cpu$first/online
+	expect_num "opens that saw the reader change while they slept" \
+		"$(( $(cat $P/test_open_raced) - raced0 ))" 1
+	expect_eq "reader after the offline" \
+		"$(cpulist "$(cat /tmp/mask.race)")" "$c0,$second"
+	expect_num "count of the event opened during the offline" "$(val e)" 40
+	t_end
+fi
 
 t_begin "function_removed_while_counting"
 qperf <<EOT

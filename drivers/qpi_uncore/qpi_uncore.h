@@ -146,6 +146,13 @@ struct qpiu_pmu {
 	bool registered;
 	atomic_t nr_events;		/* initialised and not yet destroyed */
 	/*
+	 * Events past event_init that perf may not have installed in a CPU
+	 * context yet (qpi_uncore_opening.c): a reader change waits for them,
+	 * so that none is left on the old reader.
+	 */
+	spinlock_t opening_lock;
+	struct list_head opening;
+	/*
 	 * The registry's, called by the event layer when @nr_events drops
 	 * to zero: a boxless PMU may retire.  A call up, so a pointer.
 	 */
@@ -173,6 +180,7 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   registry  PMUs and boxes: creation, removal, readers, mask/match
  *   sysfs     format/, events/, cpumask, link_speed
  *   event     perf callbacks, the box timer, sampling checks
+ *   opening   events between event_init and their reader's context
  *   sample    handing perf a sample
  *   sched     counter assignment and group validation
  *   counter   one counter: fold, arm, start, stop
@@ -231,8 +239,12 @@ void qpiu_hotplug_exit(void);
 /* qpi_uncore_test.c: test builds only (make QPIU_TEST_HOOKS=1) */
 #ifdef QPIU_TEST_HOOKS
 void qpiu_test_destroy_delay(void);
+void qpiu_test_open_delay(struct qpiu_box *box, int cpu);
+void qpiu_test_reader_delay(void);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
+static inline void qpiu_test_open_delay(struct qpiu_box *box, int cpu) { }
+static inline void qpiu_test_reader_delay(void) { }
 #endif
 
 /* qpi_uncore_reject.c */
@@ -264,6 +276,13 @@ unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
 
 /* qpi_uncore_event.c */
 void qpiu_pmu_set_callbacks(struct pmu *pmu);
+
+/* qpi_uncore_opening.c */
+int qpiu_opening_add(struct qpiu_pmu *qpmu, struct perf_event *event);
+void qpiu_opening_set_cpu(struct qpiu_pmu *qpmu, struct perf_event *event,
+			  int cpu);
+void qpiu_opening_del(struct qpiu_pmu *qpmu, struct perf_event *event);
+bool qpiu_pmu_settle_reader(struct qpiu_pmu *qpmu, int old_cpu);
 enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer);
 
 /* qpi_uncore_sysfs.c */

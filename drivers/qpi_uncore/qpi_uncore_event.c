@@ -615,6 +615,8 @@ static void qpiu_event_destroy(struct perf_event *event)
 	struct qpiu_box *box = event->pmu_private;
 	struct qpiu_pmu *qpmu = box->pmu;
 
+	qpiu_opening_del(qpmu, event);
+
 	/*
 	 * perf deleted the event before: the tick timer is armed again only
 	 * while the box has sampling events, each of which passes here.
@@ -707,6 +709,7 @@ static int qpiu_event_init(struct perf_event *event)
 	struct perf_event_attr *attr = &event->attr;
 	char msg[QPIU_MSG_LEN];
 	unsigned int socket;
+	unsigned long flags;
 	bool has_mm;
 	struct qpiu_box *box;
 	int ret, cpu;
@@ -775,19 +778,6 @@ static int qpiu_event_init(struct perf_event *event)
 				   "cpu=%d: socket %u has no such box, or it is gone (removed or failed)",
 				   event->cpu, socket);
 	}
-	/*
-	 * Any CPU of the socket names it, as with intel_uncore; the event
-	 * lives on the socket's reader, and a read from any CPU of the
-	 * package is done there.
-	 */
-	cpu = READ_ONCE(box->cpu);
-	if (cpu < 0) {
-		qpiu_box_put(box);
-		qpiu_pmu_put_event(qpmu);
-		return qpiu_reject(qpmu, -ENODEV,
-				   "cpu=%d: socket %u has no online CPU to read it",
-				   event->cpu, socket);
-	}
 	if (!has_mm && (attr->config1 || attr->config2)) {
 		qpiu_box_put(box);
 		qpiu_pmu_put_event(qpmu);
@@ -795,6 +785,33 @@ static int qpiu_event_init(struct perf_event *event)
 				   "config1/config2: socket %u has no mask/match function for port %u, so cto_count cannot be filtered there",
 				   socket, qpmu->idx);
 	}
+	/*
+	 * Any CPU of the socket names it, as with intel_uncore; the event
+	 * lives on the socket's reader, and a read from any CPU of the
+	 * package is done there.  Listed before box->cpu is read, both under
+	 * locks a reader change takes in the other order: it either sees
+	 * this event or this reads the new reader.
+	 */
+	ret = qpiu_opening_add(qpmu, event);
+	if (ret) {
+		qpiu_box_put(box);
+		qpiu_pmu_put_event(qpmu);
+		return ret;
+	}
+	raw_spin_lock_irqsave(&box->lock, flags);
+	cpu = box->cpu;
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+	if (cpu < 0) {
+		qpiu_opening_del(qpmu, event);
+		qpiu_box_put(box);
+		qpiu_pmu_put_event(qpmu);
+		return qpiu_reject(qpmu, -ENODEV,
+				   "cpu=%d: socket %u has no online CPU to read it",
+				   event->cpu, socket);
+	}
+	qpiu_opening_set_cpu(qpmu, event, cpu);
+	/* test builds: hold the window between this choice and install */
+	qpiu_test_open_delay(box, cpu);
 
 	event->cpu = cpu;
 	event->event_caps |= PERF_EV_CAP_READ_ACTIVE_PKG;

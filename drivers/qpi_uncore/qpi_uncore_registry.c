@@ -105,6 +105,8 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 						&qpiu_pci_box_ops;
 	qpmu->idx = idx;
 	qpmu->idle = qpiu_pmu_idle;
+	spin_lock_init(&qpmu->opening_lock);
+	INIT_LIST_HEAD(&qpmu->opening);
 	qpiu_pmu_name(qpmu->name, sizeof(qpmu->name), plat, kind, idx);
 	ret = qpiu_sysfs_init(qpmu, kind) ?:
 	      qpiu_pmu_name_check(plat, kind, idx);
@@ -384,11 +386,22 @@ static void qpiu_pmus_set_reader(unsigned int socket, int old_cpu,
 				cpumask_clear_cpu(old_cpu, &qpmu->cpumask);
 			if (new_cpu >= 0)
 				cpumask_set_cpu(new_cpu, &qpmu->cpumask);
-			if (old_cpu >= 0 && new_cpu >= 0)
+			if (old_cpu < 0 || new_cpu < 0)
+				continue;
+			perf_pmu_migrate_context(&qpmu->pmu, old_cpu, new_cpu);
+			/*
+			 * An event whose event_init chose @old_cpu before
+			 * box->cpu changed is installed there after this
+			 * migration; perf drops it when the CPU goes.
+			 */
+			if (qpiu_pmu_settle_reader(qpmu, old_cpu))
 				perf_pmu_migrate_context(&qpmu->pmu, old_cpu,
 							 new_cpu);
 		}
 	}
+	/* test builds: hold the window before perf tears @old_cpu down */
+	if (old_cpu >= 0 && new_cpu >= 0)
+		qpiu_test_reader_delay();
 }
 
 /* Topology sits below the registry: it calls up through these. */

@@ -21,17 +21,20 @@ module_param_named(test_destroy_delay_ms, qpiu_test_destroy_ms, uint, 0644);
 MODULE_PARM_DESC(test_destroy_delay_ms,
 		 "test builds: sleep this long at the end of an event's destroy()");
 
-/* destroy() calls that slept: a test waits for this before it races */
-static atomic_t qpiu_test_destroy_sleeping = ATOMIC_INIT(0);
-static int qpiu_test_get_sleeping(char *buf, const struct kernel_param *kp)
+/* A read-only parameter that shows an atomic_t: what a test waits for. */
+static int qpiu_test_get_atomic(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", atomic_read(&qpiu_test_destroy_sleeping));
+	return sysfs_emit(buf, "%d\n", atomic_read(kp->arg));
 }
 
-static const struct kernel_param_ops qpiu_test_sleeping_ops = {
-	.get = qpiu_test_get_sleeping,
+static const struct kernel_param_ops qpiu_test_atomic_ops = {
+	.get = qpiu_test_get_atomic,
 };
-module_param_cb(test_destroy_sleeping, &qpiu_test_sleeping_ops, NULL, 0444);
+
+/* destroy() calls that slept: a test waits for this before it races */
+static atomic_t qpiu_test_destroy_sleeping = ATOMIC_INIT(0);
+module_param_cb(test_destroy_sleeping, &qpiu_test_atomic_ops,
+		&qpiu_test_destroy_sleeping, 0444);
 
 void qpiu_test_destroy_delay(void)
 {
@@ -42,4 +45,53 @@ void qpiu_test_destroy_delay(void)
 	atomic_inc(&qpiu_test_destroy_sleeping);
 	msleep(ms);
 	atomic_dec(&qpiu_test_destroy_sleeping);
+}
+
+/*
+ * How long event_init sleeps between choosing the socket's reader CPU and
+ * returning, i.e. before perf installs the event there; and how many did
+ * sleep (a test offlines the reader while one does) or saw the reader
+ * change meanwhile (the test's proof that it hit the window).
+ */
+static unsigned int qpiu_test_open_ms;
+module_param_named(test_open_delay_ms, qpiu_test_open_ms, uint, 0644);
+MODULE_PARM_DESC(test_open_delay_ms,
+		 "test builds: sleep this long in event_init after the reader CPU is chosen");
+
+static atomic_t qpiu_test_open_sleeping = ATOMIC_INIT(0);
+static atomic_t qpiu_test_open_raced = ATOMIC_INIT(0);
+module_param_cb(test_open_sleeping, &qpiu_test_atomic_ops,
+		&qpiu_test_open_sleeping, 0444);
+module_param_cb(test_open_raced, &qpiu_test_atomic_ops,
+		&qpiu_test_open_raced, 0444);
+
+void qpiu_test_open_delay(struct qpiu_box *box, int cpu)
+{
+	unsigned int ms = READ_ONCE(qpiu_test_open_ms);
+
+	if (!ms)
+		return;
+	atomic_inc(&qpiu_test_open_sleeping);
+	msleep(ms);
+	atomic_dec(&qpiu_test_open_sleeping);
+	if (READ_ONCE(box->cpu) != cpu)
+		atomic_inc(&qpiu_test_open_raced);
+}
+
+/*
+ * How long a reader change sleeps after it moved the events, before perf
+ * tears the old reader's contexts down: an open that chose the old reader
+ * installs its event there meanwhile.
+ */
+static unsigned int qpiu_test_reader_ms;
+module_param_named(test_reader_delay_ms, qpiu_test_reader_ms, uint, 0644);
+MODULE_PARM_DESC(test_reader_delay_ms,
+		 "test builds: sleep this long after a reader change moved the events");
+
+void qpiu_test_reader_delay(void)
+{
+	unsigned int ms = READ_ONCE(qpiu_test_reader_ms);
+
+	if (ms)
+		msleep(ms);
 }
