@@ -604,6 +604,8 @@ else
 	qpisim_unload
 	expect_ok "load qpisim" qsim "$PLATFORM"
 	expect_ok "load qpi_uncore without a sample route" insmod $NOROUTE
+	expect_eq "sample_route parameter" \
+		"$(cat /sys/module/qpi_uncore/parameters/sample_route)" none
 	perf stat -a -x, -o $P/nr.txt -e uncore_qpi_0/clockticks/ -- \
 		sh -c "echo 'event socket=0 box=qpi0 event=0x14 count=123457' > $DBG/inject" \
 		> $P/nr.out 2>&1 || fail "perf stat: $(tail -n 3 $P/nr.out)"

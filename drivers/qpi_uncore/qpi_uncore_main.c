@@ -163,3 +163,6 @@ module_exit(qpiu_exit);
 MODULE_DESCRIPTION("Perf PMUs for the Intel Xeon uncore QPI and R3QPI counters");
 MODULE_AUTHOR("qpi_uncore developers");
 MODULE_LICENSE("GPL");
+#ifdef QPIU_VERSION
+MODULE_VERSION(QPIU_VERSION);
+#endif

@@ -4,9 +4,11 @@
  * one route for each kind of kernel (Kbuild picks it).
  */
 #include <linux/hardirq.h>
+#include <linux/moduleparam.h>
 #include <asm/irq_regs.h>
 #include <linux/perf_event.h>
 #include <linux/rculist.h>
+#include <linux/sysfs.h>
 #include <linux/trace_events.h>
 
 #include "qpi_uncore.h"
@@ -227,3 +229,20 @@ unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n)
 	}
 	return qpiu_deliver(event, period, n, regs);
 }
+
+/*
+ * /sys/module/qpi_uncore/parameters/sample_route: how this build hands perf
+ * its samples, which depends on what the kernel exports.  qpistat --check
+ * reports it; "none" means the PMUs count but refuse sampling events.
+ */
+static int qpiu_sample_route_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", qpiu_sample_route ?: "none");
+}
+
+static const struct kernel_param_ops qpiu_sample_route_ops = {
+	.get = qpiu_sample_route_get,
+};
+module_param_cb(sample_route, &qpiu_sample_route_ops, NULL, 0444);
+MODULE_PARM_DESC(sample_route,
+		 "how samples reach perf: perf_event_overflow, perf_tp_event or none (counting only)");

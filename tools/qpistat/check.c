@@ -565,14 +565,19 @@ static void check_binding(void)
 		app(r->todo, "qpi_uncore is loaded but did not bind them: see dmesg | grep qpi_uncore");
 }
 
-/* The module does not say which route it delivers samples by: infer it. */
-static const char *sample_route(void)
+/*
+ * How the module hands perf its samples: its sample_route parameter, or,
+ * from a module too old to say, inferred from what the kernel exports.
+ */
+static const char *sample_route(char *buf, size_t len)
 {
 	char path[512], line[512];
 	const char *route = NULL;
 	bool tp = false;
 	FILE *f;
 
+	if (!read_file(buf, len, "/sys/module/qpi_uncore/parameters/sample_route"))
+		return buf;
 	snprintf(path, sizeof(path), "%s/proc/kallsyms", check_root);
 	f = fopen(path, "r");
 	if (!f)
@@ -587,14 +592,16 @@ static const char *sample_route(void)
 	}
 	fclose(f);
 	if (!route)
-		route = tp ? "perf_tp_event" : "none (counting only)";
-	return route;
+		route = tp ? "perf_tp_event" : "none";
+	snprintf(buf, len, "%s (inferred from the kernel's exports: this module does not say)",
+		 route);
+	return buf;
 }
 
 static void check_module(void)
 {
 	struct result *r = result("module");
-	char ver[128] = "", name[300], buf[64];
+	char ver[128] = "", name[300], buf[64], route[128];
 	struct dirent *de;
 	int ours = 0;
 	DIR *d;
@@ -624,8 +631,9 @@ static void check_module(void)
 	if (read_file(ver, sizeof(ver), "/sys/module/qpi_uncore/version") &&
 	    !read_file(buf, sizeof(buf), "/sys/module/qpi_uncore/srcversion"))
 		snprintf(ver, sizeof(ver), "srcversion %s", buf);
-	app(r->saw, "qpi_uncore loaded, version %s; %d QPI/R3QPI PMUs (%d QPI ports with link_speed); sampling route %s (inferred from the kernel's exports: the module does not expose it)",
-	    ver[0] ? ver : "not exposed", ck.nr_pmus, ours, sample_route());
+	app(r->saw, "qpi_uncore loaded, version %s; %d QPI/R3QPI PMUs (%d QPI ports with link_speed); sampling route %s",
+	    ver[0] ? ver : "not exposed", ck.nr_pmus, ours,
+	    sample_route(route, sizeof(route)));
 	if (!ck.nr_pmus) {
 		bool fns = false;
 		int i;

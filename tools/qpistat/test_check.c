@@ -218,9 +218,17 @@ int main(void)
 	has("pci", "pass", "socket 0 bus 7f: QPI port 0,1 QPI mask/match 0,1 R3QPI link 0,1; socket 1 bus ff: QPI port 0,1 QPI mask/match 0,1 R3QPI link 0,1");
 	has("binding", "pass", "12 functions: qpi_uncore 12, intel_uncore 0, nobody 0");
 	has("module", "pass", "version not exposed; 4 QPI/R3QPI PMUs (2 QPI ports with link_speed)");
-	has("module", "pass", "sampling route perf_tp_event");
+	has("module", "pass", "sampling route perf_tp_event (inferred from the kernel's exports: this module does not say)");
 	has("link", "pass", "socket 0 port 0: up, 8.0 GT/s; socket 0 port 1: up, 8.0 GT/s; socket 1 port 0: up, 8.0 GT/s; socket 1 port 1: up, 8.0 GT/s");
 	has("counting", "skip", "no uncore_qpi_* PMU to count on");
+
+	/* a module that says its version and route is believed */
+	sh("mkdir -p %s/sys/module/qpi_uncore/parameters && echo 0.1 > %s/sys/module/qpi_uncore/version && echo none > %s/sys/module/qpi_uncore/parameters/sample_route",
+	   root, root, root);
+	run(false);
+	has("module", "pass", "qpi_uncore loaded, version 0.1; 4 QPI/R3QPI PMUs (2 QPI ports with link_speed); sampling route none");
+	sh("rm -rf %s/sys/module/qpi_uncore/parameters %s/sys/module/qpi_uncore/version",
+	   root, root);
 
 	/* the UBox decides the socket: swap the node ids */
 	cfg("0000:7f:0b.0", 0x40, 1);
