@@ -64,12 +64,15 @@ installed() {
 	ko=$(find "/lib/modules/$kver/updates/dkms" -name 'qpi_uncore.ko*' | head -n 1)
 	[[ -n $ko ]] || { echo "no qpi_uncore.ko in /lib/modules/$kver/updates/dkms"; return 1; }
 	[[ $(modinfo -F vermagic "$ko" | cut -d' ' -f1) == "$kver" ]] || { modinfo "$ko"; return 1; }
+	# the version qpistat --check reports is the package's
+	[[ $(modinfo -F version "$ko") == "$(dpkg-query -W -f '${Version}' qpi-uncore-dkms | sed 's/-[^-]*$//')" ]] ||
+		{ echo "modinfo version '$(modinfo -F version "$ko")', package $(dpkg-query -W -f '${Version}' qpi-uncore-dkms)"; return 1; }
 	[[ -z $(find /lib/modules/ -name 'qpisim.ko*') ]] || { echo "qpisim installed"; return 1; }
 	[[ -x /usr/sbin/qpi-uncore-takeover ]] &&
 		grep -q 'RUN+="/usr/sbin/qpi-uncore-takeover --boot"' /lib/udev/rules.d/60-qpi-uncore.rules &&
 		grep -qx 'softdep intel_uncore post: qpi_uncore' /lib/modprobe.d/qpi_uncore.conf
 }
-step "dkms status installed, qpi_uncore.ko vermagic $kver, no qpisim; takeover, udev rule, softdep in place" installed
+step "dkms status installed, qpi_uncore.ko vermagic $kver and the package version, no qpisim; takeover, udev rule, softdep in place" installed
 
 loaded() {
 	insmod /qpi/qpisim.ko platform=snbep &&

@@ -28,10 +28,11 @@ rules=$tmp/etc/udev/rules.d/60-qpi-uncore.rules
 	grep -q 'RUN+="/usr/local/sbin/qpi-uncore-takeover --boot"' "$rules" &&
 	! grep -q '@SBINDIR@' "$rules" &&
 	[[ $(modinfo -F vermagic "$ko" | cut -d' ' -f1) == "$kver" ]] &&
+	[[ $(modinfo -F version "$ko") == "$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)" ]] &&
 	[[ ! -e $tmp/lib/modules/$kver/updates/qpisim.ko ]]
 ok=$?
 [[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log"
-result $ok "make install: module for $kver, qpistat, qpi-uncore-takeover, udev rule, modprobe.d softdep, no qpisim"
+result $ok "make install: module for $kver with dkms.conf's version, qpistat, qpi-uncore-takeover, udev rule, modprobe.d softdep, no qpisim"
 
 make -s KDIR="$kdir" uninstall DESTDIR="$tmp" > "$tmp/log" 2>&1 &&
 	[[ ! -e $ko && ! -e $tmp/usr/local/bin/qpistat && ! -e $tmp/etc/modprobe.d/qpi_uncore.conf ]] &&
