@@ -68,6 +68,35 @@ freeze_cost()
 	echo "BENCH counting_lost_ppm=$(awk -v l="$lost" -v a="$arrived" 'BEGIN { printf "%.0f", a ? 1e6 * l / a : 0 }')"
 }
 
+# How looks follow the traffic (qpi_uncore only; issue 19 "Cost"): config
+# accesses a second of an open sampling event with no traffic, beyond the
+# same event counting, per socket (perf record -a opens it on both); and
+# box timer callbacks (a kprobe's hit count, every box) per sample at a
+# steady 1000 samples a second (10^6 clockticks a second, sampled every
+# 1000: 5000 samples in the 5 s counted).
+KP=/sys/kernel/debug/tracing
+pace_cost()
+{
+	reset_all; perf stat -a -e uncore_qpi_0/clockticks/ sleep 10 > /dev/null 2>&1; counted=$(total)
+	reset_all; perf record -q -a -c 1000 -e uncore_qpi_0/clockticks/ -o /tmp/bidle -- sleep 10 > /dev/null 2>&1
+	sampled=$(total)
+	echo "BENCH sampling_idle_accesses_per_s=$(awk -v a="$sampled" -v c="$counted" 'BEGIN { printf "%.1f", (a - c) / 10 / 2 }')"
+	echo "p:qpiu/look qpiu_box_timer" > $KP/kprobe_events 2> /dev/null || return 0
+	echo 1 > $KP/events/qpiu/look/enable
+	perf record -q -a -c 1000 -e uncore_qpi_0/clockticks/ -o /tmp/bsteady -- \
+		sh -c "printf 'rate socket=0 box=qpi0 event=0x14 per_s=1000000\n' > $D/inject
+		sleep 1
+		awk '\$1 == \"look\" { print \$2 }' $KP/kprobe_profile > /tmp/blook0
+		sleep 5
+		awk '\$1 == \"look\" { print \$2 }' $KP/kprobe_profile > /tmp/blook1
+		printf 'rate socket=0 box=qpi0 event=0x14 per_s=0\n' > $D/inject" > /dev/null 2>&1
+	echo 0 > $KP/events/qpiu/look/enable
+	echo > $KP/kprobe_events
+	looks=$(( $(cat /tmp/blook1) - $(cat /tmp/blook0) ))
+	echo "BENCH steady_looks_5s=$looks"
+	echo "BENCH steady_looks_per_sample=$(awk -v l="$looks" 'BEGIN { printf "%.2f", l / 5000 }')"
+}
+
 insmod /lib/modules/qpi/qpisim.ko platform="$QPI_PLATFORM"
 for driver in qpi_uncore intel_uncore; do
 	if [ $driver = qpi_uncore ]; then
@@ -92,6 +121,6 @@ for driver in qpi_uncore intel_uncore; do
 	qpibench latency 100000 | sed 's/^/BENCH /'
 	# shellcheck disable=SC2086
 	qpibench stime perf stat -a -I 10 $EVS sleep 10 2>/dev/null | grep time_ms | sed 's/^/BENCH /'
-	[ $driver = qpi_uncore ] && sampling && freeze_cost
+	[ $driver = qpi_uncore ] && sampling && freeze_cost && pace_cost
 	if [ $driver = qpi_uncore ]; then rmmod qpi_uncore; else rmmod intel_uncore; fi
 done
