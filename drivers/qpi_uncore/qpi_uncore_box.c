@@ -278,7 +278,7 @@ int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val)
 bool qpiu_box_ctl_holds(struct qpiu_box *box, int idx, u32 ctl, u32 *want,
 			u32 *found)
 {
-	u32 mask = ~UNC_CTL_RST;
+	u32 mask = ~(u32)UNC_CTL_RST;
 
 	BUILD_BUG_ON(SBOX_CTL_EN != UNC_CTL_EN);
 	*want = (ctl | UNC_CTL_EN) & mask;
