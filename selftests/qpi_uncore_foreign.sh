@@ -8,7 +8,7 @@
 # counted and the log stays clean; foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 5
+ktap_plan 6
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
@@ -106,6 +106,35 @@ expect_num "b counts" "$(val b)" 0
 expect_eq "counted" "$(fw uncore_qpi_0)" 1
 set -- $(times_of a)
 expect_num "a ran all the time it was enabled" "$2" "$1"
+t_end
+
+# An episode ends at the first read-back that finds every control as
+# written; the next foreign write is another.  The model's regs file and
+# access counts are read without a config access of the function, so that
+# after the rewrite only read-backs (one read each) move its reads.
+R31=$DBG/socket1/r3qpi1
+t_begin "each_episode_counted_once"
+dmesg_mark
+qperf <<EOT
+open a uncore_r3qpi_1 0x01 socket=1
+sh echo 0x400002 > $R31/foreign_ctl
+$(wait_for "[ \$(cat $PMUS/uncore_r3qpi_1/$FW) -ge 1 ]")
+sh sleep 0.1
+sh echo 0 > $R31/foreign_ctl
+$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs")
+sh cat $R31/reads > /tmp/foreign.reads
+$(wait_for "[ \$(cat $R31/reads) -ge \$((\$(cat /tmp/foreign.reads) + 2)) ]")
+sh echo 0x400002 > $R31/foreign_ctl
+$(wait_for "[ \$(cat $PMUS/uncore_r3qpi_1/$FW) -ge 2 ]")
+sh sleep 0.1
+sh echo 0 > $R31/foreign_ctl
+$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs")
+inject event socket=1 box=r3qpi1 event=0x01 count=6
+read a
+EOT
+expect_eq "two episodes" "$(fw uncore_r3qpi_1)" 2
+expect_num "two log lines" "$(dmesg_since_mark | grep -c "uncore_r3qpi_1: socket 1: counter 0 control is 0x00400002, expected 0x00400001 (1 counter): $MSG")" 2
+expect_num "counts resumed" "$(val a)" 6
 t_end
 
 t_begin "foreign_check_ms_0_is_off"
