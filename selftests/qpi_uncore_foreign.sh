@@ -8,7 +8,7 @@
 # counted and the log stays clean; foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 6
+ktap_plan 7
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
@@ -106,6 +106,20 @@ expect_num "b counts" "$(val b)" 0
 expect_eq "counted" "$(fw uncore_qpi_0)" 1
 set -- $(times_of a)
 expect_num "a ran all the time it was enabled" "$2" "$1"
+t_end
+
+# Registers that drop every write read 0: the message says it may be that.
+t_begin "control_reading_zero_may_be_ignored_writes"
+dmesg_mark
+echo 1 > $DBG/socket0/qpi1/ignore_writes
+qperf <<EOT
+open a uncore_qpi_1 0x14 socket=0
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 2 ]")
+EOT
+echo 0 > $DBG/socket0/qpi1/ignore_writes
+expect_eq "counted (the second on this PMU)" "$(fw uncore_qpi_1)" 2
+expect_dmesg "logged" "uncore_qpi_1: socket 0: counter 0 control is 0x00000000, expected 0x00400014 (1 counter): $MSG (PCM, likwid in direct access mode, or a BIOS SMI), or they ignore writes (a firmware lock, a hypervisor); counts of this box are unreliable"
+expect_num "logged once" "$(dmesg_since_mark | grep -c "$MSG")" 1
 t_end
 
 # An episode ends at the first read-back that finds every control as

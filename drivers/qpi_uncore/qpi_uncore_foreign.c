@@ -98,7 +98,10 @@ void qpiu_foreign_check(struct qpiu_box *box)
 	}
 	box->foreign = true;
 	atomic_long_inc(&box->pmu->foreign_writes);
-	pr_warn_ratelimited("%s: socket %u: counter %d control is 0x%08x, expected 0x%08x (%u counter%s): another tool reprograms these registers (PCM, likwid in direct access mode, or a BIOS SMI); counts of this box are unreliable, counters reprogrammed\n",
+	/* all zero: cleared by a tool, or never taken (qpistat --check) */
+	pr_warn_ratelimited("%s: socket %u: counter %d control is 0x%08x, expected 0x%08x (%u counter%s): another tool reprograms these registers (PCM, likwid in direct access mode, or a BIOS SMI)%s; counts of this box are unreliable, counters reprogrammed\n",
 			    box->pmu->name, box->socket, first, first_found,
-			    first_want, nr, nr == 1 ? "" : "s");
+			    first_want, nr, nr == 1 ? "" : "s",
+			    first_found ? "" :
+			    ", or they ignore writes (a firmware lock, a hypervisor)");
 }
