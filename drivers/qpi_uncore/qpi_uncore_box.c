@@ -268,12 +268,12 @@ int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val)
 /*
  * Does running counter @idx, started with control @ctl, still hold what
  * the enable or start operation wrote (*@want)?  Both write en (bit 22 on
- * every kind of box, the S-Box's included); rst, which
- * enable sets, is write-only and self-clearing (329468: "write 1 to clear
- * this counter"; qpisim reads it as 0), so it is not compared.  Every
- * other bit the driver writes is one the guide documents as read-write.
- * An unreadable register, or one reading all ones (a removed or failing
- * function, which reading the counter reports), gives no verdict: true.
+ * every kind of box, the S-Box's included).  rst, which enable sets, is
+ * write-only and self-clearing (329468: "write 1 to clear this counter";
+ * qpisim reads it as 0), so it is not compared.  Every other bit the
+ * driver writes is one the guides document as read-write.  An unreadable
+ * register, or one reading all ones (a removed or failing function, which
+ * reading the counter reports), gives no verdict: true.
  */
 bool qpiu_box_ctl_holds(struct qpiu_box *box, int idx, u32 ctl, u32 *want,
 			u32 *found)
