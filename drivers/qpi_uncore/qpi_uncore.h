@@ -75,6 +75,8 @@ struct qpiu_box_ops {
 	void (*enable)(struct qpiu_box *box, int idx, u32 ctl);
 	void (*disable)(struct qpiu_box *box, int idx, u32 ctl);
 	int (*read)(struct qpiu_box *box, int idx, u64 *val);
+	/* counter @idx's control as the hardware holds it */
+	int (*read_ctl)(struct qpiu_box *box, int idx, u32 *ctl);
 	void (*write_filter)(struct qpiu_box *box, u64 match, u64 mask);
 	void (*detach)(struct qpiu_box *box);
 	/* sampling */
@@ -133,6 +135,13 @@ struct qpiu_box {
 	unsigned int tick_budget;	/* samples until that timer runs */
 	bool tick_timer_ready;
 	bool warned_status;		/* BOX_STATUS disagreed once */
+	/*
+	 * Foreign writers (qpi_uncore_foreign.c): when the counter controls
+	 * are next read back, and whether the last read-back found one that
+	 * is not what we wrote (an episode, counted and logged once).
+	 */
+	u64 check_next;
+	bool foreign;
 };
 
 /* One PMU: box @idx of one kind, on every socket that has it. */
@@ -145,6 +154,7 @@ struct qpiu_pmu {
 	unsigned int idx;
 	bool registered;
 	atomic_t nr_events;		/* initialised and not yet destroyed */
+	atomic_long_t foreign_writes;	/* episodes, over its boxes: sysfs */
 	/*
 	 * Events past event_init that perf may not have installed in a CPU
 	 * context yet (qpi_uncore_opening.c): a reader change waits for them,
@@ -181,6 +191,7 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   sysfs     format/, events/, cpumask, link_speed
  *   event     perf callbacks, the box timer, sampling checks
  *   opening   events between event_init and their reader's context
+ *   foreign   reading counter controls back: foreign writers
  *   sample    handing perf a sample
  *   sched     counter assignment and group validation
  *   counter   one counter: fold, arm, start, stop
@@ -210,6 +221,8 @@ void qpiu_box_freeze(struct qpiu_box *box, bool freeze);
 void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl);
 void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl);
 int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val);
+bool qpiu_box_ctl_holds(struct qpiu_box *box, int idx, u32 ctl, u32 *want,
+			u32 *found);
 void qpiu_box_fault(struct qpiu_box *box, int err, const char *what);
 void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask);
 void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
@@ -273,6 +286,16 @@ int qpiu_validate_group(const struct qpiu_pmu *qpmu, struct perf_event *event);
 extern const char *const qpiu_sample_route;
 bool qpiu_sample_throttled(const struct perf_event *event);
 unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
+
+/* qpi_uncore_foreign.c */
+/*
+ * hw.flags (the PMU's own bits, PERF_EVENT_FLAG_ARCH): a foreign writer
+ * reprogrammed the event's counter while it counted; the next pmu->add
+ * refuses the event once, so perf shows it ran less than it was enabled.
+ */
+#define QPIU_HWF_FOREIGN	BIT(0)
+u64 qpiu_foreign_interval_ns(void);
+void qpiu_foreign_check(struct qpiu_box *box);
 
 /* qpi_uncore_event.c */
 void qpiu_pmu_set_callbacks(struct pmu *pmu);

@@ -68,6 +68,11 @@ static int qpiu_pci_read(struct qpiu_box *box, int idx, u64 *val)
 				 box->pmu->desc->width, val);
 }
 
+static int qpiu_pci_read_ctl(struct qpiu_box *box, int idx, u32 *ctl)
+{
+	return qpiu_box_rd(box, UNC_PCI_PMON_CTL(idx), ctl);
+}
+
 /* The port's packet filter is a function of its own (box->mm). */
 static void qpiu_pci_write_filter(struct qpiu_box *box, u64 match, u64 mask)
 {
@@ -117,6 +122,7 @@ const struct qpiu_box_ops qpiu_pci_box_ops = {
 	.enable = qpiu_pci_enable,
 	.disable = qpiu_pci_disable,
 	.read = qpiu_pci_read,
+	.read_ctl = qpiu_pci_read_ctl,
 	.write_filter = qpiu_pci_write_filter,
 	.detach = qpiu_pci_detach,
 	.write_counter = qpiu_pci_write_counter,
@@ -162,6 +168,11 @@ static int qpiu_sbox_box_read(struct qpiu_box *box, int idx, u64 *val)
 	return qpiu_sbox_read(&box->sbox, idx, val);
 }
 
+static int qpiu_sbox_box_read_ctl(struct qpiu_box *box, int idx, u32 *ctl)
+{
+	return qpiu_sbox_read_ctl(&box->sbox, idx, ctl);
+}
+
 static void qpiu_sbox_write_filter(struct qpiu_box *box, u64 match, u64 mask)
 {
 	qpiu_msr_result(box, qpiu_sbox_set_filter(&box->sbox, match, mask));
@@ -180,6 +191,7 @@ const struct qpiu_box_ops qpiu_sbox_box_ops = {
 	.enable = qpiu_sbox_enable,
 	.disable = qpiu_sbox_disable,
 	.read = qpiu_sbox_box_read,
+	.read_ctl = qpiu_sbox_box_read_ctl,
 	.write_filter = qpiu_sbox_write_filter,
 };
 
@@ -251,6 +263,29 @@ int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val)
 	if (box->dead)
 		return -ENODEV;
 	return box->ops->read(box, idx, val);
+}
+
+/*
+ * Does running counter @idx, started with control @ctl, still hold what
+ * the enable or start operation wrote (*@want)?  Both write en (bit 22 on
+ * every kind of box, the S-Box's included).  rst, which enable sets, is
+ * write-only and self-clearing (329468: "write 1 to clear this counter";
+ * qpisim reads it as 0), so it is not compared.  Every other bit the
+ * driver writes is one the guides document as read-write.  An unreadable
+ * register, or one reading all ones (a removed or failing function, which
+ * reading the counter reports), gives no verdict: true.
+ */
+bool qpiu_box_ctl_holds(struct qpiu_box *box, int idx, u32 ctl, u32 *want,
+			u32 *found)
+{
+	u32 mask = ~(u32)UNC_CTL_RST;
+
+	BUILD_BUG_ON(SBOX_CTL_EN != UNC_CTL_EN);
+	*want = (ctl | UNC_CTL_EN) & mask;
+	if (box->dead || !box->ops->read_ctl ||
+	    box->ops->read_ctl(box, idx, found) || *found == ~0U)
+		return true;
+	return (*found & mask) == *want;
 }
 
 /*

@@ -384,6 +384,24 @@ static void qpiu_box_fold(struct qpiu_box *box)
 			qpiu_event_update(box, box->events[i]);
 }
 
+/*
+ * Foreign writers: read the counter controls back when due, after any
+ * sampling look has unfrozen the box.  Returns the time to the next
+ * read-back, U64_MAX when off.
+ */
+static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now)
+{
+	u64 interval = qpiu_foreign_interval_ns();
+
+	if (!interval)
+		return U64_MAX;
+	if (now >= box->check_next) {
+		qpiu_foreign_check(box);
+		box->check_next = now + interval;
+	}
+	return box->check_next - now;
+}
+
 enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 {
 	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
@@ -412,6 +430,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 		box->fold_next = now + box->fold_ns;
 	}
 	next = min(next, box->fold_next - now);
+	next = min(next, qpiu_box_check_due(box, now));
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 
 	/*
@@ -429,6 +448,15 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	return HRTIMER_RESTART;
 }
 
+/* The box timer's first run: a look, a fold or a read-back, the soonest. */
+static u64 qpiu_box_first_ns(const struct qpiu_box *box)
+{
+	u64 first = box->n_sampling ? qpiu_poll_ns() : box->fold_ns;
+	u64 check = qpiu_foreign_interval_ns();
+
+	return check ? min(first, check) : first;
+}
+
 static int qpiu_event_add(struct perf_event *event, int flags)
 {
 	struct qpiu_box *box = event->pmu_private;
@@ -437,6 +465,22 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 	int ret;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
+	/*
+	 * A foreign writer reprogrammed its counter while it counted: refused
+	 * once, so perf keeps it inactive until its next rotation (an
+	 * interval of perf_event_mux_interval_ms) and the time it ran falls
+	 * behind the time it was enabled, which perf stat shows as a
+	 * percentage and read_format as time_running < time_enabled.  perf
+	 * takes a refusal as a full PMU: events after it in the same pass
+	 * wait for that rotation too.  Pinned events are never refused:
+	 * perf would put them, and every pinned event after them, in error
+	 * state for good.
+	 */
+	if ((hwc->flags & QPIU_HWF_FOREIGN) && !event->attr.pinned) {
+		hwc->flags &= ~QPIU_HWF_FOREIGN;
+		raw_spin_unlock_irqrestore(&box->lock, irqflags);
+		return -EAGAIN;
+	}
 	/*
 	 * An event of a box that is gone, or whose filter went with its
 	 * mask/match function, stays scheduled with its count frozen: failing
@@ -458,8 +502,12 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 		if (flags & PERF_EF_START)
 			qpiu_event_start_locked(box, event);
-		if (first)
-			box->fold_next = ktime_get_ns() + box->fold_ns;
+		if (first) {
+			u64 now = ktime_get_ns();
+
+			box->fold_next = now + box->fold_ns;
+			box->check_next = now + qpiu_foreign_interval_ns();
+		}
 		/* the first sampling event shortens the timer's interval */
 		if (is_sampling_event(event) && box->n_sampling++ == 0) {
 			first = true;
@@ -473,9 +521,7 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 		}
 		if (first)
 			hrtimer_start(&box->hrtimer,
-				      ns_to_ktime(box->n_sampling ?
-						  qpiu_poll_ns() :
-						  box->fold_ns),
+				      ns_to_ktime(qpiu_box_first_ns(box)),
 				      HRTIMER_MODE_REL_PINNED_HARD);
 	}
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);

@@ -69,6 +69,7 @@ int qpiu_sbox_start(struct qpiu_sbox *sb, unsigned int ctr, u32 ctl,
 		    bool mm);
 int qpiu_sbox_stop(struct qpiu_sbox *sb, unsigned int ctr, u32 ctl);
 int qpiu_sbox_read(struct qpiu_sbox *sb, unsigned int ctr, u64 *val);
+int qpiu_sbox_read_ctl(struct qpiu_sbox *sb, unsigned int ctr, u32 *ctl);
 int qpiu_sbox_probe_regs(struct qpiu_sbox *sb, u64 pattern, u64 *readback);
 
 #endif /* _QPI_UNCORE_SBOX_H */

@@ -117,6 +117,17 @@ int qpiu_sbox_read(struct qpiu_sbox *sb, unsigned int ctr, u64 *val)
 	return 0;
 }
 
+/* Counter @ctr's control; bits 63:32 are reserved and read as zero. */
+int qpiu_sbox_read_ctl(struct qpiu_sbox *sb, unsigned int ctr, u32 *ctl)
+{
+	u64 v;
+
+	if (sb_rd(sb, SBOX_CTL, ctr, &v))
+		return -EIO;
+	*ctl = (u32)v;
+	return 0;
+}
+
 /*
  * Whether the MSRs hold values: a hypervisor can show the CPU model without
  * them (the accesses fault, or read zero and drop writes).  Someone else's

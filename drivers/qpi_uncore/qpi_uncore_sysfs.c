@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sysfs side of a PMU: format/ (the config fields), events/ (the
- * aliases of the platform's tables), cpumask and link_speed.
+ * aliases of the platform's tables), cpumask, link_speed and
+ * foreign_writes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -170,6 +171,29 @@ static const struct attribute_group qpiu_cpumask_group = {
 	.is_visible = qpiu_attr_visible,
 };
 
+/*
+ * Foreign writers (qpi_uncore_foreign.c): how many times a read-back of a
+ * box of this PMU began to find counter controls that another tool
+ * reprogrammed; decimal, over every socket, since the PMU was created.
+ */
+static ssize_t foreign_writes_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
+
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&qpmu->foreign_writes));
+}
+static DEVICE_ATTR_RO(foreign_writes);
+
+static struct attribute *qpiu_foreign_attrs[] = {
+	&dev_attr_foreign_writes.attr,
+	NULL,
+};
+
+static const struct attribute_group qpiu_foreign_group = {
+	.attrs = qpiu_foreign_attrs,
+};
+
 /* Names the in-tree driver gave these events; scripts use them. */
 static const struct qpiu_event_desc qpiu_compat_qpi_events[] = {
 	{ "drs_data", "event=0x102,umask=0x08" },
@@ -250,6 +274,7 @@ int qpiu_sysfs_init(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind)
 	qpmu->groups[0] = &qpiu_format_groups[kind];
 	qpmu->groups[1] = &qpmu->events_group;
 	qpmu->groups[2] = &qpiu_cpumask_group;
+	qpmu->groups[3] = &qpiu_foreign_group;
 	return 0;
 }
 

@@ -70,6 +70,17 @@ EOT
 		done
 		echo "==================================  ============"
 		echo
+		echo "Foreign writers, qpi_uncore only (the control read-back, 14 counters on 8 boxes, idle):"
+		echo
+		echo "==================================  ============"
+		echo "measure                             qpi_uncore"
+		echo "==================================  ============"
+		for k in foreign_check_ms foreign_accesses_10s \
+			 foreign_accesses_per_counter_s; do
+			printf '%-34s  %12s\n' "$k" "$(val "$f" qpi_uncore "$k")"
+		done
+		echo "==================================  ============"
+		echo
 	done
 	cat tools/bench/notes.rst
 } > "$out"

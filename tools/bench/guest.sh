@@ -97,6 +97,26 @@ pace_cost()
 	echo "BENCH steady_looks_per_sample=$(awk -v l="$looks" 'BEGIN { printf "%.2f", l / 5000 }')"
 }
 
+# Foreign writers (qpi_uncore only): the config accesses the read-back of
+# the counter controls adds at its default interval, from a 10 s idle run of
+# the 14 counters of $EVS (7 a socket, on 8 boxes) with it off and with the
+# default; per running counter a second, that is per box its number of
+# running counters.
+foreign_cost()
+{
+	p=/sys/module/qpi_uncore/parameters/foreign_check_ms
+	def=$(cat $p)
+	echo 0 > $p
+	# shellcheck disable=SC2086 # a word list
+	reset_all; perf stat -a $EVS sleep 10 > /dev/null 2>&1; off=$(total)
+	echo "$def" > $p
+	# shellcheck disable=SC2086
+	reset_all; perf stat -a $EVS sleep 10 > /dev/null 2>&1; on=$(total)
+	echo "BENCH foreign_check_ms=$def"
+	echo "BENCH foreign_accesses_10s=$((on - off))"
+	echo "BENCH foreign_accesses_per_counter_s=$(awk -v d=$((on - off)) 'BEGIN { printf "%.2f", d / 14 / 10 }')"
+}
+
 insmod /lib/modules/qpi/qpisim.ko platform="$QPI_PLATFORM"
 for driver in qpi_uncore intel_uncore; do
 	if [ $driver = qpi_uncore ]; then
@@ -121,6 +141,6 @@ for driver in qpi_uncore intel_uncore; do
 	qpibench latency 100000 | sed 's/^/BENCH /'
 	# shellcheck disable=SC2086
 	qpibench stime perf stat -a -I 10 $EVS sleep 10 2>/dev/null | grep time_ms | sed 's/^/BENCH /'
-	[ $driver = qpi_uncore ] && sampling && freeze_cost && pace_cost
+	[ $driver = qpi_uncore ] && sampling && freeze_cost && pace_cost && foreign_cost
 	if [ $driver = qpi_uncore ]; then rmmod qpi_uncore; else rmmod intel_uncore; fi
 done

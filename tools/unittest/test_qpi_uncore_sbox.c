@@ -226,6 +226,22 @@ static void test_read(void)
 	EXPECT_EQ(qpiu_sbox_read(&sb, 1, &v), -EIO);
 }
 
+/* The foreign-writer read-back: what start wrote reads back, one MSR read. */
+static void test_read_ctl(void)
+{
+	u32 ctl;
+
+	setup(0);
+	EXPECT_EQ(qpiu_sbox_start(&sb, 2, 0x00800205, false), 0);
+	f.n = 0;
+	EXPECT_EQ(qpiu_sbox_read_ctl(&sb, 2, &ctl), 0);
+	EXPECT_EQ(ctl, 0x00c00205);
+	EXPECT_EQ(f.n, 1);
+	EXPECT_EQ(f.log[0].msr, 0xc54);
+	f.fail_rd = true;
+	EXPECT_EQ(qpiu_sbox_read_ctl(&sb, 2, &ctl), -EIO);
+}
+
 static void test_write_errors_propagate(void)
 {
 	setup(0);
@@ -336,6 +352,7 @@ static const struct ktap_case cases[] = {
 	{ "fake_faults_on_wrong_order", test_fake_faults_on_wrong_order },
 	{ "plain_event_and_stop", test_plain_event_and_stop },
 	{ "read", test_read },
+	{ "read_ctl", test_read_ctl },
 	{ "write_errors_propagate", test_write_errors_propagate },
 	{ "check_config", test_check_config },
 };

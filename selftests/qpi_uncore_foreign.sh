@@ -1,0 +1,177 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Foreign writers caught by the driver itself: with qpisim's foreign_ctl
+# playing PCM, the box timer's read-back of the counter controls counts
+# one episode in the PMU's foreign_writes, logs one line, writes the
+# control again so counting resumes, and marks the event, which perf then
+# shows as running less than it was enabled.  Without the knob nothing is
+# counted and the log stays clean; foreign_check_ms=0 turns it off.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 7
+
+MSG="another tool reprograms these registers"
+FW=foreign_writes
+PARAM=/sys/module/qpi_uncore/parameters/foreign_check_ms
+
+qpiu_unload
+expect_ok "load qpisim" qsim snbep
+# read-backs every 10 ms: many of them in any wait below
+expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
+
+fw() { cat "$PMUS/$1/$FW"; }
+
+all_fw()
+{
+	for p in uncore_qpi_0 uncore_qpi_1 uncore_r3qpi_0 uncore_r3qpi_1; do
+		printf '%s=%s ' "$p" "$(fw "$p")"
+	done
+}
+
+# "sh" lines for qpiperf: wait until COND holds (a guard of 30 s against a
+# hang, not a measurement)
+wait_for() { echo "sh i=0; until $1; do [ \$i -ge 600 ] && { echo 'sh error: timeout: $1'; break; }; i=\$((i + 1)); sleep 0.05; done"; }
+
+# enabled and running of NAME's last read, or of its Nth read
+times_of()
+{
+	echo "$QOUT" | grep "^$1 value=" | sed -n "${2:-\$}p" |
+		sed 's/.*enabled=\([0-9]*\) running=\([0-9]*\).*/\1 \2/'
+}
+
+Q1=$(qpi_bdf 1 1)
+
+t_begin "no_foreign_writer_nothing_counted"
+dmesg_mark
+qperf <<EOT
+open a uncore_qpi_1 0x14 socket=1
+inject event socket=1 box=qpi1 event=0x14 count=100
+$(wait_for "[ \$(cat $DBG/socket1/qpi1/reads) -ge 5 ]")
+sh sleep 0.2
+open b uncore_qpi_1 0x14 socket=1
+read a
+EOT
+expect_num "count" "$(val a)" 100
+expect_eq "nothing counted" "$(all_fw)" \
+	"uncore_qpi_0=0 uncore_qpi_1=0 uncore_r3qpi_0=0 uncore_r3qpi_1=0 "
+expect_num "log clean" "$(dmesg_since_mark | grep -c "$MSG")" 0
+set -- $(times_of a)
+expect_num "a ran all the time it was enabled" "$2" "$1"
+t_end
+
+t_begin "foreign_writer_counted_once_logged_once_rewritten_marked"
+dmesg_mark
+qperf <<EOT
+open a uncore_qpi_1 0x14 socket=1
+inject event socket=1 box=qpi1 event=0x14 count=100
+read a
+sh echo 0x400200 > $DBG/socket1/qpi1/foreign_ctl
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 1 ]")
+inject event socket=1 box=qpi1 event=0x14 count=7
+sh sleep 0.2
+sh echo 0 > $DBG/socket1/qpi1/foreign_ctl
+$(wait_for "[ \$($QPICFG $Q1 rd $CTL0) = 0x00400014 ]")
+inject event socket=1 box=qpi1 event=0x14 count=50
+read a
+open b uncore_qpi_1 0x14 socket=1
+read a
+EOT
+set -- $(times_of a 1)
+expect_num "before the foreign writer: ran all the time" "$2" "$1"
+expect_num "count: the foreign part lost, counting resumed" "$(val a)" 150
+expect_eq "one episode, on this PMU only" "$(all_fw)" \
+	"uncore_qpi_0=0 uncore_qpi_1=1 uncore_r3qpi_0=0 uncore_r3qpi_1=0 "
+expect_dmesg "logged" "uncore_qpi_1: socket 1: counter 0 control is 0x00400200, expected 0x00400014 (1 counter): another tool reprograms these registers (PCM, likwid in direct access mode, or a BIOS SMI); counts of this box are unreliable, counters reprogrammed"
+expect_num "logged once" "$(dmesg_since_mark | grep -c "$MSG")" 1
+set -- $(times_of a)
+[ "$2" -lt "$1" ] ||
+	fail "a ran all the time it was enabled ($2 of $1 ns): not marked"
+t_end
+
+t_begin "pinned_events_are_not_refused"
+dmesg_mark
+qperf <<EOT
+open a uncore_qpi_0 0x14 socket=0 pinned
+sh echo 0x400200 > $DBG/socket0/qpi0/foreign_ctl
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_0/$FW) -ge 1 ]")
+sh echo 0 > $DBG/socket0/qpi0/foreign_ctl
+$(wait_for "[ \$($QPICFG $(qpi_bdf 0 0) rd $CTL0) = 0x00400014 ]")
+inject event socket=0 box=qpi0 event=0x14 count=9
+open b uncore_qpi_0 0x14 socket=0 pinned
+read a
+read b
+EOT
+expect_num "a counts" "$(val a)" 9
+expect_num "b counts" "$(val b)" 0
+expect_eq "counted" "$(fw uncore_qpi_0)" 1
+set -- $(times_of a)
+expect_num "a ran all the time it was enabled" "$2" "$1"
+t_end
+
+# Registers that drop every write read 0: the message says it may be that.
+t_begin "control_reading_zero_may_be_ignored_writes"
+dmesg_mark
+echo 1 > $DBG/socket0/qpi1/ignore_writes
+qperf <<EOT
+open a uncore_qpi_1 0x14 socket=0
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 2 ]")
+EOT
+echo 0 > $DBG/socket0/qpi1/ignore_writes
+expect_eq "counted (the second on this PMU)" "$(fw uncore_qpi_1)" 2
+expect_dmesg "logged" "uncore_qpi_1: socket 0: counter 0 control is 0x00000000, expected 0x00400014 (1 counter): $MSG (PCM, likwid in direct access mode, or a BIOS SMI), or they ignore writes (a firmware lock, a hypervisor); counts of this box are unreliable"
+expect_num "logged once" "$(dmesg_since_mark | grep -c "$MSG")" 1
+t_end
+
+# An episode ends at the first read-back that finds every control as
+# written; the next foreign write is another.  The model's regs file and
+# access counts are read without a config access of the function, so that
+# after the rewrite only read-backs (one read each) move its reads.
+R31=$DBG/socket1/r3qpi1
+t_begin "each_episode_counted_once"
+dmesg_mark
+qperf <<EOT
+open a uncore_r3qpi_1 0x01 socket=1
+sh echo 0x400002 > $R31/foreign_ctl
+$(wait_for "[ \$(cat $PMUS/uncore_r3qpi_1/$FW) -ge 1 ]")
+sh sleep 0.1
+sh echo 0 > $R31/foreign_ctl
+$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs")
+sh cat $R31/reads > /tmp/foreign.reads
+$(wait_for "[ \$(cat $R31/reads) -ge \$((\$(cat /tmp/foreign.reads) + 2)) ]")
+sh echo 0x400002 > $R31/foreign_ctl
+$(wait_for "[ \$(cat $PMUS/uncore_r3qpi_1/$FW) -ge 2 ]")
+sh sleep 0.1
+sh echo 0 > $R31/foreign_ctl
+$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs")
+inject event socket=1 box=r3qpi1 event=0x01 count=6
+read a
+EOT
+expect_eq "two episodes" "$(fw uncore_r3qpi_1)" 2
+expect_num "two log lines" "$(dmesg_since_mark | grep -c "uncore_r3qpi_1: socket 1: counter 0 control is 0x00400002, expected 0x00400001 (1 counter): $MSG")" 2
+expect_num "counts resumed" "$(val a)" 6
+t_end
+
+t_begin "foreign_check_ms_0_is_off"
+echo 0 > $PARAM
+dmesg_mark
+qperf <<EOT
+open a uncore_r3qpi_0 0x01 socket=0
+sh echo 0x400002 > $DBG/socket0/r3qpi0/foreign_ctl
+sh sleep 0.3
+sh echo 0 > $DBG/socket0/r3qpi0/foreign_ctl
+EOT
+expect_eq "nothing counted" "$(fw uncore_r3qpi_0)" 0
+expect_num "log clean" "$(dmesg_since_mark | grep -c "$MSG")" 0
+echo 10 > $PARAM
+t_end
+
+t_begin "foreign_check_ms_rejects_out_of_range"
+dmesg_mark
+expect_err "5 ms" "Invalid argument" sh -c "echo 5 > $PARAM"
+expect_dmesg "says the rule" "foreign_check_ms=5: must be 0 (off) or 10..3600000"
+expect_eq "unchanged" "$(cat $PARAM)" 10
+t_end
+
+qpiu_unload
+qpisim_unload
+ktap_finish
