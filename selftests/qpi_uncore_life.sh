@@ -79,8 +79,9 @@ t_end
 # and perf installs the event there after the hotplug moved the socket's
 # events, before perf tears the CPU's contexts down (which would drop it:
 # it then counts nothing).  The test build holds both windows open:
-# test_open_delay_ms in event_init after the choice, test_reader_delay_ms
-# after the move.  The driver must wait for the open and move it too.
+# test_open_delay_ms in event_init after the choice (until the reader
+# changes, at most that long), test_reader_delay_ms after the move.  The
+# driver must wait for the open and move it too.
 P=/sys/module/qpi_uncore/parameters
 if [ ! -f $P/test_open_delay_ms ]; then
 	t_skip "open_racing_reader_offline" "qpi_uncore built without QPIU_TEST_HOOKS"
@@ -90,7 +91,7 @@ else
 	t_begin "open_racing_reader_offline"
 	rm -f /tmp/race.off
 	raced0=$(cat $P/test_open_raced)
-	echo 500 > $P/test_open_delay_ms
+	echo 20000 > $P/test_open_delay_ms
 	echo 3000 > $P/test_reader_delay_ms
 	# The offliner (in the background) waits until the open sleeps after
 	# choosing socket 1's reader ($first), then takes that CPU down.

@@ -48,15 +48,17 @@ void qpiu_test_destroy_delay(void)
 }
 
 /*
- * How long event_init sleeps between choosing the socket's reader CPU and
- * returning, i.e. before perf installs the event there; and how many did
- * sleep (a test offlines the reader while one does) or saw the reader
- * change meanwhile (the test's proof that it hit the window).
+ * How long, at most, event_init waits between choosing the socket's reader
+ * CPU and returning, i.e. before perf installs the event there: until the
+ * reader changes, so that the window is hit however slow the kernel (a
+ * debug build under TCG).  How many waited (a test offlines the reader
+ * while one does) and saw the reader change (the test's proof that it
+ * hit the window).
  */
 static unsigned int qpiu_test_open_ms;
 module_param_named(test_open_delay_ms, qpiu_test_open_ms, uint, 0644);
 MODULE_PARM_DESC(test_open_delay_ms,
-		 "test builds: sleep this long in event_init after the reader CPU is chosen");
+		 "test builds: in event_init, wait up to this long for the chosen reader CPU to change");
 
 static atomic_t qpiu_test_open_sleeping = ATOMIC_INIT(0);
 static atomic_t qpiu_test_open_raced = ATOMIC_INIT(0);
@@ -67,12 +69,15 @@ module_param_cb(test_open_raced, &qpiu_test_atomic_ops,
 
 void qpiu_test_open_delay(struct qpiu_box *box, int cpu)
 {
-	unsigned int ms = READ_ONCE(qpiu_test_open_ms);
+	unsigned int ms = READ_ONCE(qpiu_test_open_ms), waited = 0;
 
 	if (!ms)
 		return;
 	atomic_inc(&qpiu_test_open_sleeping);
-	msleep(ms);
+	while (waited < ms && READ_ONCE(box->cpu) == cpu) {
+		msleep(20);
+		waited += 20;
+	}
 	atomic_dec(&qpiu_test_open_sleeping);
 	if (READ_ONCE(box->cpu) != cpu)
 		atomic_inc(&qpiu_test_open_raced);
