@@ -446,7 +446,9 @@ t_end
 t_begin "overflow_to_sample_within_the_poll"
 # With sample_poll_us=20000, after a pause a sample comes at most 100 ms
 # (the longest interval between two looks) after the batch that
-# overflowed: before the next batch, 150 ms later.
+# overflowed: before the next batch, 300 ms later.  The 200 ms to spare
+# are for the guest's timers running late on a busy host (make check's
+# other lane): 150 ms apart, one sample came 170 ms after its batch.
 qpiu_unload
 expect_ok "load qpisim" qsim "$PLATFORM"
 expect_ok "load qpi_uncore" qpiu_load sample_poll_us=20000
@@ -461,7 +463,7 @@ else
 	perf record -q -a -o $P/o.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
 		taskset -c "$r0" sh -c "for i in 1 2 3 4 5 6 7 8; do
 			 echo 'event socket=0 box=qpi0 event=0x14 count=1000000' > $DBG/inject;
-			 cat $ovf >> $P/ovf; sleep 0.15; done" > $P/o.out 2>&1 ||
+			 cat $ovf >> $P/ovf; sleep 0.3; done" > $P/o.out 2>&1 ||
 		fail "perf record: $(tail -n 3 $P/o.out)"
 	perf script -i $P/o.data -F time --ns 2> /dev/null | tr -d ' :' |
 		awk -F. '{ print $1 * 1000000000 + $2 }' > $P/st
@@ -475,12 +477,12 @@ else
 		  d = $1 - b; if (!seen++ || d < min) min = d; if (d > max) max = d }
 		END { printf "%d %d %d %d\n", neg, max / 1000, min, batches }' $P/ovf $P/st > $P/delay
 	read -r neg max min batches < $P/delay
-	# How much later than 150 ms the batches came: a guest starved by a
+	# How much later than 300 ms the batches came: a guest starved by a
 	# busy host (make check's other guest, a kernel build) runs late by
 	# more than two polls, and then the stamps say nothing of the driver
 	# (seen: 88 ms late, a sample stamped before its overflow).
 	late=$(awk 'NR > 1 { g = $1 - p; if (g > m) m = g } { p = $1 }
-		END { l = m / 1000 - 150000; print (l > 0 ? int(l) : 0) }' $P/ovf)
+		END { l = m / 1000 - 300000; print (l > 0 ? int(l) : 0) }' $P/ovf)
 	echo "# overflow to sample, poll 20000 us: $((min / 1000)) to $max us (batches up to $late us late)"
 	if [ "$late" -le 50000 ]; then
 		expect_num "samples before their overflow (earliest by $min ns)" "$neg" 0
