@@ -263,6 +263,17 @@ static inline void qpiu_test_reader_delay(void) { }
 /* qpi_uncore_reject.c */
 __printf(3, 4) int qpiu_reject(const struct qpiu_pmu *qpmu, int err,
 			       const char *fmt, ...);
+/*
+ * A writable unsigned module parameter with a range: module_param_cb()
+ * with qpiu_uint_param_ops and one of these as its argument.
+ */
+struct qpiu_uint_param {
+	unsigned int *val;
+	unsigned int min, max;
+	bool zero_off;		/* 0 is accepted too: off */
+};
+
+extern const struct kernel_param_ops qpiu_uint_param_ops;
 
 /* qpi_uncore_counter.c */
 /*

@@ -14,32 +14,12 @@
  * Overflows are looked for from the box timer, so a sample is taken at most
  * this long after the counter carried out of its top bit.
  */
-#define QPIU_POLL_US_MIN	100
-#define QPIU_POLL_US_MAX	100000
 static unsigned int qpiu_poll_us = 1000;
-
-static int qpiu_poll_us_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int us;
-	int ret;
-
-	ret = kstrtouint(val, 0, &us);
-	if (ret)
-		return ret;
-	if (us < QPIU_POLL_US_MIN || us > QPIU_POLL_US_MAX) {
-		pr_err("sample_poll_us=%u: must be %u..%u\n", us,
-		       QPIU_POLL_US_MIN, QPIU_POLL_US_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(qpiu_poll_us, us);
-	return 0;
-}
-
-static const struct kernel_param_ops qpiu_poll_us_ops = {
-	.set = qpiu_poll_us_set,
-	.get = param_get_uint,
+static struct qpiu_uint_param qpiu_poll_us_param = {
+	.val = &qpiu_poll_us, .min = 100, .max = 100000,
 };
-module_param_cb(sample_poll_us, &qpiu_poll_us_ops, &qpiu_poll_us, 0644);
+module_param_cb(sample_poll_us, &qpiu_uint_param_ops, &qpiu_poll_us_param,
+		0644);
 MODULE_PARM_DESC(sample_poll_us,
 		 "Sampling: how often (us, 100..100000) each box is checked for overflows; the longest delay from overflow to sample");
 

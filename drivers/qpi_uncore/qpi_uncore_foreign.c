@@ -16,33 +16,12 @@
  * One config read (S-Box: one MSR read) per running counter per interval,
  * on the box timer, which runs at least this often while the box counts.
  */
-#define QPIU_FOREIGN_MS_MIN	10
-#define QPIU_FOREIGN_MS_MAX	3600000
 static unsigned int qpiu_foreign_ms = 1000;
-
-static int qpiu_foreign_ms_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int ms;
-	int ret;
-
-	ret = kstrtouint(val, 0, &ms);
-	if (ret)
-		return ret;
-	if (ms && (ms < QPIU_FOREIGN_MS_MIN || ms > QPIU_FOREIGN_MS_MAX)) {
-		pr_err_ratelimited("foreign_check_ms=%u: must be 0 (off) or %u..%u\n",
-				   ms, QPIU_FOREIGN_MS_MIN, QPIU_FOREIGN_MS_MAX);
-		return -EINVAL;
-	}
-	WRITE_ONCE(qpiu_foreign_ms, ms);
-	return 0;
-}
-
-static const struct kernel_param_ops qpiu_foreign_ms_ops = {
-	.set = qpiu_foreign_ms_set,
-	.get = param_get_uint,
+static struct qpiu_uint_param qpiu_foreign_ms_param = {
+	.val = &qpiu_foreign_ms, .min = 10, .max = 3600000, .zero_off = true,
 };
-module_param_cb(foreign_check_ms, &qpiu_foreign_ms_ops, &qpiu_foreign_ms,
-		0644);
+module_param_cb(foreign_check_ms, &qpiu_uint_param_ops,
+		&qpiu_foreign_ms_param, 0644);
 MODULE_PARM_DESC(foreign_check_ms,
 		 "How often (ms, 10..3600000; 0 off) each counting box reads its counter controls back to catch other tools reprogramming them (default 1000)");
 
