@@ -38,7 +38,7 @@ expect_eq "clockticks" "$(cat "$e/clockticks")" "event=0x14"
 expect_eq "rxl_flits_g1.drs_data" "$(cat "$e/rxl_flits_g1.drs_data")" \
 	"event=0x102,umask=0x08"
 expect_eq "in-tree name drs_data" "$(cat "$e/drs_data")" "event=0x102,umask=0x08"
-expect_num "SNB-EP QPI aliases (84 + 3 in-tree names)" "$(nr_aliases uncore_qpi_0)" 87
+expect_num "SNB-EP QPI aliases (84 + 3 in-tree names + foreign_writes)" "$(nr_aliases uncore_qpi_0)" 88
 # data flits read as bytes: 8 bytes of data per flit
 expect_eq "rxl_flits_g0.data.scale" "$(cat "$e/rxl_flits_g0.data.scale")" 8
 expect_eq "rxl_flits_g0.data.unit" "$(cat "$e/rxl_flits_g0.data.unit")" Bytes
@@ -47,7 +47,7 @@ expect_num "scaled aliases" "$(ls "$e" | grep -c '\.scale$')" 6
 out=$(perf stat -a -x, -e uncore_qpi_0/txl_flits_g0.data/ -- sh -c \
 	"echo 'packet socket=0 port=0 dir=tx mc=drs count=10' > $DBG/inject" 2>&1)
 expect_eq "perf stat reads bytes" "$(echo "$out" | cut -d, -f1,2)" "640,Bytes"
-expect_num "SNB-EP R3QPI aliases" "$(nr_aliases uncore_r3qpi_0)" 63
+expect_num "SNB-EP R3QPI aliases (63 + foreign_writes)" "$(nr_aliases uncore_r3qpi_0)" 64
 expect_eq "r3qpi clockticks" "$(cat "$PMUS/uncore_r3qpi_0/events/clockticks")" \
 	"event=0x01"
 t_end
@@ -75,8 +75,8 @@ t_begin "r3qpi_link2_and_qpi_port2_pmus"
 for p in uncore_qpi_2 uncore_r3qpi_2; do
 	[ -d "$PMUS/$p" ] || fail "$p missing"
 done
-expect_num "IVB-EP QPI aliases" "$(nr_aliases uncore_qpi_2)" $((167 + 3))
-expect_num "IVB-EP R3QPI aliases" "$(nr_aliases uncore_r3qpi_2)" 127
+expect_num "IVB-EP QPI aliases" "$(nr_aliases uncore_qpi_2)" $((167 + 3 + 1))
+expect_num "IVB-EP R3QPI aliases" "$(nr_aliases uncore_r3qpi_2)" $((127 + 1))
 t_end
 
 t_begin "wrap_48_and_44_bits_across_reads"

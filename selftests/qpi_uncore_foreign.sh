@@ -2,17 +2,22 @@
 # SPDX-License-Identifier: GPL-2.0
 # Foreign writers caught by the driver itself: with qpisim's foreign_ctl
 # playing PCM, the box timer's read-back of the counter controls counts
-# one episode in the PMU's foreign_writes, logs one line, writes the
-# control again so counting resumes, and marks the event, which perf then
-# shows as running less than it was enabled.  Without the knob nothing is
-# counted and the log stays clean; foreign_check_ms=0 turns it off.
+# one episode in the PMU's foreign_writes and in the box's foreign_writes
+# events, logs one line, writes the control again so counting resumes, and
+# marks the event and has perf schedule it again, so that perf shows it
+# running less than it was enabled, with nothing else scheduling it.
+# Without the knob nothing is counted and the log stays clean;
+# foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 7
+ktap_plan 9
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
 PARAM=/sys/module/qpi_uncore/parameters/foreign_check_ms
+BUSY=/sys/module/qpi_uncore/parameters/test_resched_busy
+# the foreign_writes event (driver_event=1)
+FWEV=0x0100000000000000
 
 qpiu_unload
 expect_ok "load qpisim" qsim snbep
@@ -20,6 +25,19 @@ expect_ok "load qpisim" qsim snbep
 expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
 
 fw() { cat "$PMUS/$1/$FW"; }
+
+if [ ! -f "$BUSY" ]; then
+	for t in no_foreign_writer_nothing_counted \
+		foreign_writer_counted_once_logged_once_rewritten_marked \
+		pinned_events_are_not_refused \
+		control_reading_zero_may_be_ignored_writes \
+		each_episode_counted_once foreign_check_ms_0_is_off \
+		foreign_check_ms_rejects_out_of_range \
+		foreign_writes_event_rules perf_stat_shows_the_mark; do
+		t_skip "$t" "qpi_uncore built without QPIU_TEST_HOOKS (test_resched_busy)"
+	done
+	ktap_finish
+fi
 
 all_fw()
 {
@@ -31,6 +49,13 @@ all_fw()
 # "sh" lines for qpiperf: wait until COND holds (a guard of 30 s against a
 # hang, not a measurement)
 wait_for() { echo "sh i=0; until $1; do [ \$i -ge 600 ] && { echo 'sh error: timeout: $1'; break; }; i=\$((i + 1)); sleep 0.05; done"; }
+
+# a "sh" line for qpiperf: wait until the function at BDF $1 counts with
+# control $2 again, after perf was made to schedule its marked events again
+# and its rotation put them back, so that traffic reaches every event.  A
+# read-back that rewrites the control asks for that schedule under the box
+# lock, so the control, then nothing asked, then the control again.
+settled() { wait_for "[ \$($QPICFG $1 rd $CTL0) = $2 ] && [ \$(cat $BUSY) = 0 ] && [ \$($QPICFG $1 rd $CTL0) = $2 ]"; }
 
 # enabled and running of NAME's last read, or of its Nth read
 times_of()
@@ -45,13 +70,16 @@ t_begin "no_foreign_writer_nothing_counted"
 dmesg_mark
 qperf <<EOT
 open a uncore_qpi_1 0x14 socket=1
+open f uncore_qpi_1 $FWEV socket=1
 inject event socket=1 box=qpi1 event=0x14 count=100
 $(wait_for "[ \$(cat $DBG/socket1/qpi1/reads) -ge 5 ]")
 sh sleep 0.2
 open b uncore_qpi_1 0x14 socket=1
 read a
+read f
 EOT
 expect_num "count" "$(val a)" 100
+expect_num "foreign_writes event" "$(val f)" 0
 expect_eq "nothing counted" "$(all_fw)" \
 	"uncore_qpi_0=0 uncore_qpi_1=0 uncore_r3qpi_0=0 uncore_r3qpi_1=0 "
 expect_num "log clean" "$(dmesg_since_mark | grep -c "$MSG")" 0
@@ -59,10 +87,18 @@ set -- $(times_of a)
 expect_num "a ran all the time it was enabled" "$2" "$1"
 t_end
 
+# a is the only event on its PMU and socket, and nothing opens, enables
+# or multiplexes after it: perf sees the mark only because the driver has
+# it schedule a again.  Its foreign_writes events (f single, g leading a
+# group with a hardware event) count the episode on socket 1 only.
 t_begin "foreign_writer_counted_once_logged_once_rewritten_marked"
 dmesg_mark
 qperf <<EOT
-open a uncore_qpi_1 0x14 socket=1
+open a uncore_qpi_1 0x14 socket=1 single
+open f uncore_qpi_1 $FWEV socket=1 single
+open g uncore_qpi_1 $FWEV socket=0
+open g1 uncore_qpi_1 0x14 socket=0 group=g
+open h uncore_qpi_0 $FWEV socket=1 single
 inject event socket=1 box=qpi1 event=0x14 count=100
 read a
 sh echo 0x400200 > $DBG/socket1/qpi1/foreign_ctl
@@ -70,17 +106,21 @@ $(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 1 ]")
 inject event socket=1 box=qpi1 event=0x14 count=7
 sh sleep 0.2
 sh echo 0 > $DBG/socket1/qpi1/foreign_ctl
-$(wait_for "[ \$($QPICFG $Q1 rd $CTL0) = 0x00400014 ]")
+$(settled $Q1 0x00400014)
 inject event socket=1 box=qpi1 event=0x14 count=50
 read a
-open b uncore_qpi_1 0x14 socket=1
-read a
+read f
+read g
+read h
 EOT
 set -- $(times_of a 1)
 expect_num "before the foreign writer: ran all the time" "$2" "$1"
 expect_num "count: the foreign part lost, counting resumed" "$(val a)" 150
 expect_eq "one episode, on this PMU only" "$(all_fw)" \
 	"uncore_qpi_0=0 uncore_qpi_1=1 uncore_r3qpi_0=0 uncore_r3qpi_1=0 "
+expect_num "foreign_writes event of that box" "$(val f)" 1
+expect_num "foreign_writes event of the other socket" "$(val g)" 0
+expect_num "foreign_writes event of the other port" "$(val h)" 0
 expect_dmesg "logged" "uncore_qpi_1: socket 1: counter 0 control is 0x00400200, expected 0x00400014 (1 counter): another tool reprograms these registers (PCM, likwid in direct access mode, or a BIOS SMI); counts of this box are unreliable, counters reprogrammed"
 expect_num "logged once" "$(dmesg_since_mark | grep -c "$MSG")" 1
 set -- $(times_of a)
@@ -109,15 +149,18 @@ expect_num "a ran all the time it was enabled" "$2" "$1"
 t_end
 
 # Registers that drop every write read 0: the message says it may be that.
+# A fresh load resets every control to 0, and every PMU's foreign_writes.
 t_begin "control_reading_zero_may_be_ignored_writes"
+qpiu_unload
+expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
 dmesg_mark
 echo 1 > $DBG/socket0/qpi1/ignore_writes
 qperf <<EOT
 open a uncore_qpi_1 0x14 socket=0
-$(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 2 ]")
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 1 ]")
 EOT
 echo 0 > $DBG/socket0/qpi1/ignore_writes
-expect_eq "counted (the second on this PMU)" "$(fw uncore_qpi_1)" 2
+expect_eq "counted" "$(fw uncore_qpi_1)" 1
 expect_dmesg "logged" "uncore_qpi_1: socket 0: counter 0 control is 0x00000000, expected 0x00400014 (1 counter): $MSG (PCM, likwid in direct access mode, or a BIOS SMI), or they ignore writes (a firmware lock, a hypervisor); counts of this box are unreliable"
 expect_num "logged once" "$(dmesg_since_mark | grep -c "$MSG")" 1
 t_end
@@ -135,14 +178,14 @@ sh echo 0x400002 > $R31/foreign_ctl
 $(wait_for "[ \$(cat $PMUS/uncore_r3qpi_1/$FW) -ge 1 ]")
 sh sleep 0.1
 sh echo 0 > $R31/foreign_ctl
-$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs")
+$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs && [ \$(cat $BUSY) = 0 ] && grep -q '^ctl0=0x00400001' $R31/regs")
 sh cat $R31/reads > /tmp/foreign.reads
 $(wait_for "[ \$(cat $R31/reads) -ge \$((\$(cat /tmp/foreign.reads) + 2)) ]")
 sh echo 0x400002 > $R31/foreign_ctl
 $(wait_for "[ \$(cat $PMUS/uncore_r3qpi_1/$FW) -ge 2 ]")
 sh sleep 0.1
 sh echo 0 > $R31/foreign_ctl
-$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs")
+$(wait_for "grep -q '^ctl0=0x00400001' $R31/regs && [ \$(cat $BUSY) = 0 ] && grep -q '^ctl0=0x00400001' $R31/regs")
 inject event socket=1 box=r3qpi1 event=0x01 count=6
 read a
 EOT
@@ -170,6 +213,65 @@ dmesg_mark
 expect_err "5 ms" "Invalid argument" sh -c "echo 5 > $PARAM"
 expect_dmesg "says the rule" "foreign_check_ms=5: must be 0 (off) or 10..3600000"
 expect_eq "unchanged" "$(cat $PARAM)" 10
+t_end
+
+# The foreign_writes event takes no counter (a full box of four and it
+# make a valid group), is never sampled, and has no other field.
+t_begin "foreign_writes_event_rules"
+dmesg_mark
+qperf <<EOT
+open l uncore_qpi_0 $FWEV socket=0
+open m1 uncore_qpi_0 0x14 socket=0 group=l
+open m2 uncore_qpi_0 0x14 socket=0 group=l
+open m3 uncore_qpi_0 0x14 socket=0 group=l
+open m4 uncore_qpi_0 0x14 socket=0 group=l
+inject event socket=0 box=qpi0 event=0x14 count=11
+gread l
+open s uncore_qpi_0 $FWEV socket=0 period=1000
+open x uncore_qpi_0 0x0200000000000000 socket=0
+open y uncore_qpi_0 0x0100000000000014 socket=0
+EOT
+expect_eq "group of the event and four counters" \
+	"$(echo "$QOUT" | grep '^l\[' | sed 's/ enabled=.*//' | paste -sd' ' -)" \
+	"l[0] value=0 l[1] value=11 l[2] value=11 l[3] value=11 l[4] value=11"
+expect_eq "sampling it" "$(err s)" $EINVAL
+expect_dmesg "says why" "uncore_qpi_0: foreign_writes: counts in the driver, with no counter to overflow; count it (perf stat), do not sample it"
+expect_eq "driver_event=2" "$(err x)" $EINVAL
+expect_dmesg "names the field" "uncore_qpi_0: driver_event=2: no such driver event (1: foreign_writes)"
+expect_eq "with an event code" "$(err y)" $EINVAL
+expect_dmesg "names the rule" "driver_event=1 (foreign_writes): counts in the driver, not in a counter; event, umask, edge, inv, thresh, config1 and config2 must be 0"
+expect_eq "perf finds it" "$(cat $PMUS/uncore_r3qpi_1/events/foreign_writes)" \
+	"driver_event=1"
+expect_eq "its field" "$(cat $PMUS/uncore_r3qpi_1/format/driver_event)" \
+	"config:56-63"
+t_end
+
+# What a perf user sees, with nothing but one perf stat: the event that a
+# foreign writer spoiled ran less than 100% of the time, and the
+# foreign_writes event beside it says how many episodes (one, on socket 1
+# of the two that perf -a sums).
+t_begin "perf_stat_shows_the_mark"
+cat > /tmp/foreign.sh <<EOT
+base=\$(cat $PMUS/uncore_qpi_1/$FW)
+echo 'event socket=1 box=qpi1 event=0x14 count=100' > $DBG/inject
+echo 0x400200 > $DBG/socket1/qpi1/foreign_ctl
+until [ \$(cat $PMUS/uncore_qpi_1/$FW) -gt \$base ]; do sleep 0.05; done
+echo 0 > $DBG/socket1/qpi1/foreign_ctl
+until [ \$($QPICFG $Q1 rd $CTL0) = 0x00400014 ] && [ \$(cat $BUSY) = 0 ] && [ \$($QPICFG $Q1 rd $CTL0) = 0x00400014 ]; do sleep 0.05; done
+echo 'event socket=1 box=qpi1 event=0x14 count=50' > $DBG/inject
+EOT
+out=$(timeout 60 perf stat -a -x, -e uncore_qpi_1/event=0x14/ \
+	-e uncore_qpi_1/foreign_writes/ -- sh /tmp/foreign.sh 2>&1)
+echo "$out" | sed 's/^/# perf: /'
+line=$(echo "$out" | grep ',uncore_qpi_1/event=0x14/,')
+pct=$(echo "$line" | cut -d, -f5)
+[ -n "$pct" ] && awk -v p="$pct" 'BEGIN { exit !(p < 100) }' ||
+	fail "the event ran ${pct:-?}% of the time, want less than 100: not marked"
+# perf scaled the 150 counted up by enabled/running over both sockets
+[ "$(echo "$line" | cut -d, -f1)" -ge 150 ] ||
+	fail "count: got '$(echo "$line" | cut -d, -f1)', want 150 scaled up"
+expect_eq "foreign_writes" \
+	"$(echo "$out" | grep ',uncore_qpi_1/foreign_writes/,' | cut -d, -f1)" 1
 t_end
 
 qpiu_unload

@@ -12,8 +12,8 @@ qpiu_unload
 expect_ok "load qpisim" qsim hswep qpi_ports=3 r3qpi_links=3
 expect_ok "load qpi_uncore" qpiu_load
 every_box hswep
-expect_num "QPI aliases" "$(nr_aliases uncore_qpi_0)" $((151 + 3))
-expect_num "R3QPI aliases" "$(nr_aliases uncore_r3qpi_2)" 147
+expect_num "QPI aliases" "$(nr_aliases uncore_qpi_0)" $((151 + 3 + 1))
+expect_num "R3QPI aliases" "$(nr_aliases uncore_r3qpi_2)" $((147 + 1))
 qperf <<EOT
 open a uncore_r3qpi_1 0x2a socket=0
 open b uncore_r3qpi_1 0x2b socket=0 group=a
@@ -39,7 +39,7 @@ qpiu_unload
 expect_ok "load qpisim" qsim bdx qpi_ports=3 r3qpi_links=3
 expect_ok "load qpi_uncore" qpiu_load
 every_box bdx
-expect_num "R3QPI aliases" "$(nr_aliases uncore_r3qpi_0)" 150
+expect_num "R3QPI aliases" "$(nr_aliases uncore_r3qpi_0)" $((150 + 1))
 qperf <<EOT
 open r uncore_r3qpi_0 0x01 socket=0
 inject event socket=0 box=r3qpi0 event=0x01 count=$(((1 << 48) - 3))

@@ -86,6 +86,9 @@ static uint64_t rnd_config(void)
 		c |= 1ULL << (16 + pick(8));		/* bits 16..23 */
 	if (pick(8) == 0)
 		c = rnd();
+	/* the driver's foreign_writes event, alone or in groups */
+	if (pick(16) == 0)
+		c = 1ULL << 56;
 	return c;
 }
 

@@ -16,6 +16,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 
 #include "qpi_uncore_logic.h"
 #include "qpi_uncore_sbox.h"
@@ -142,6 +143,8 @@ struct qpiu_box {
 	 */
 	u64 check_next;
 	bool foreign;
+	u64 foreign_episodes;		/* of this box: foreign_writes events */
+	unsigned int nr_events;		/* past event_init, not destroyed */
 };
 
 /* One PMU: box @idx of one kind, on every socket that has it. */
@@ -155,6 +158,12 @@ struct qpiu_pmu {
 	bool registered;
 	atomic_t nr_events;		/* initialised and not yet destroyed */
 	atomic_long_t foreign_writes;	/* episodes, over its boxes: sysfs */
+	/*
+	 * Sockets whose events a foreign writer marked, for the work that
+	 * makes perf schedule them again (qpi_uncore_foreign.c).
+	 */
+	DECLARE_BITMAP(resched, QPIU_MAX_SOCKETS);
+	struct work_struct resched_work;
 	/*
 	 * Events past event_init that perf may not have installed in a CPU
 	 * context yet (qpi_uncore_opening.c): a reader change waits for them,
@@ -306,7 +315,20 @@ unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
  */
 #define QPIU_HWF_FOREIGN	BIT(0)
 u64 qpiu_foreign_interval_ns(void);
-void qpiu_foreign_check(struct qpiu_box *box);
+void qpiu_foreign_box_unused(struct qpiu_box *box);
+bool qpiu_foreign_check(struct qpiu_box *box);
+void qpiu_foreign_resched(struct qpiu_box *box);
+void qpiu_foreign_pmu_init(struct qpiu_pmu *qpmu);
+void qpiu_foreign_pmu_exit(struct qpiu_pmu *qpmu);
+/* the foreign_writes driver event: no counter, the box's episodes */
+static inline bool qpiu_is_driver_event(const struct perf_event *event)
+{
+	return event->attr.config & QPIU_CFG_DRIVER;
+}
+
+void qpiu_foreign_ev_start(struct qpiu_box *box, struct perf_event *event);
+void qpiu_foreign_ev_stop(struct qpiu_box *box, struct perf_event *event);
+void qpiu_foreign_ev_read(struct qpiu_box *box, struct perf_event *event);
 
 /* qpi_uncore_event.c */
 void qpiu_pmu_set_callbacks(struct pmu *pmu);

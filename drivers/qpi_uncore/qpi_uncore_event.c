@@ -367,16 +367,17 @@ static void qpiu_box_fold(struct qpiu_box *box)
 /*
  * Foreign writers: read the counter controls back when due, after any
  * sampling look has unfrozen the box.  Returns the time to the next
- * read-back, U64_MAX when off.
+ * read-back, U64_MAX when off; @resched is set when perf should schedule
+ * the box's events again.
  */
-static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now)
+static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 {
 	u64 interval = qpiu_foreign_interval_ns();
 
 	if (!interval)
 		return U64_MAX;
 	if (now >= box->check_next) {
-		qpiu_foreign_check(box);
+		*resched = qpiu_foreign_check(box);
 		box->check_next = now + interval;
 	}
 	return box->check_next - now;
@@ -390,7 +391,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	unsigned int nr = 0, i;
 	unsigned long flags;
 	u64 now = ktime_get_ns(), next;
-	bool throttled = false;
+	bool throttled = false, resched = false;
 
 	raw_spin_lock_irqsave(&box->lock, flags);
 	if (!box->n_active || box->dead) {
@@ -410,8 +411,10 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 		box->fold_next = now + box->fold_ns;
 	}
 	next = min(next, box->fold_next - now);
-	next = min(next, qpiu_box_check_due(box, now));
+	next = min(next, qpiu_box_check_due(box, now, &resched));
 	raw_spin_unlock_irqrestore(&box->lock, flags);
+	if (resched)
+		qpiu_foreign_resched(box);
 
 	/*
 	 * Unlocked, and with the box counting again: perf reads group members
@@ -445,16 +448,27 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 	int ret;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
+	/* foreign_writes: no counter, so no box timer either */
+	if (qpiu_is_driver_event(event)) {
+		hwc->idx = -1;
+		hwc->state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
+		if (flags & PERF_EF_START)
+			qpiu_foreign_ev_start(box, event);
+		raw_spin_unlock_irqrestore(&box->lock, irqflags);
+		return 0;
+	}
 	/*
 	 * A foreign writer reprogrammed its counter while it counted: refused
 	 * once, so perf keeps it inactive until its next rotation (an
 	 * interval of perf_event_mux_interval_ms) and the time it ran falls
 	 * behind the time it was enabled, which perf stat shows as a
-	 * percentage and read_format as time_running < time_enabled.  perf
-	 * takes a refusal as a full PMU: events after it in the same pass
-	 * wait for that rotation too.  Pinned events are never refused:
-	 * perf would put them, and every pinned event after them, in error
-	 * state for good.
+	 * percentage and read_format as time_running < time_enabled.  The
+	 * foreign layer has perf schedule the event again soon after the
+	 * mark (qpiu_foreign_resched()), so this comes within a read-back
+	 * interval.  perf takes a refusal as a full PMU: events after it in
+	 * the same pass wait for that rotation too.  Pinned events are never
+	 * refused: perf would put them, and every pinned event after them, in
+	 * error state for good.
 	 */
 	if ((hwc->flags & QPIU_HWF_FOREIGN) && !event->attr.pinned) {
 		hwc->flags &= ~QPIU_HWF_FOREIGN;
@@ -517,6 +531,11 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	bool was_running, emit;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (qpiu_is_driver_event(event)) {
+		qpiu_foreign_ev_stop(box, event);
+		raw_spin_unlock_irqrestore(&box->lock, irqflags);
+		return;
+	}
 	was_running = qpiu_running(event);
 	qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
 	/* not after a stop(0): perf stopped it at its refresh limit */
@@ -548,7 +567,9 @@ static void qpiu_event_start(struct perf_event *event, int flags)
 	unsigned long irqflags;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
-	if (event->hw.idx >= 0)
+	if (qpiu_is_driver_event(event))
+		qpiu_foreign_ev_start(box, event);
+	else if (event->hw.idx >= 0)
 		qpiu_event_start_locked(box, event);
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);
 }
@@ -572,6 +593,11 @@ static void qpiu_event_stop(struct perf_event *event, int flags)
 		return;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
+	if (qpiu_is_driver_event(event)) {
+		qpiu_foreign_ev_stop(box, event);
+		raw_spin_unlock_irqrestore(&box->lock, irqflags);
+		return;
+	}
 	was_running = qpiu_running(event);
 	if (event->hw.idx >= 0)
 		qpiu_event_stop_locked(box, event, flags);
@@ -589,7 +615,9 @@ static void qpiu_event_read(struct perf_event *event)
 	unsigned long irqflags;
 
 	raw_spin_lock_irqsave(&box->lock, irqflags);
-	if (!(event->hw.state & PERF_HES_STOPPED))
+	if (qpiu_is_driver_event(event))
+		qpiu_foreign_ev_read(box, event);
+	else if (!(event->hw.state & PERF_HES_STOPPED))
 		qpiu_event_update(box, event);
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);
 }
@@ -640,8 +668,13 @@ static void qpiu_event_destroy(struct perf_event *event)
 {
 	struct qpiu_box *box = event->pmu_private;
 	struct qpiu_pmu *qpmu = box->pmu;
+	unsigned long flags;
 
 	qpiu_opening_del(qpmu, event);
+	raw_spin_lock_irqsave(&box->lock, flags);
+	if (--box->nr_events == 0)
+		qpiu_foreign_box_unused(box);
+	raw_spin_unlock_irqrestore(&box->lock, flags);
 
 	/*
 	 * perf deleted the event before: the tick timer is armed again only
@@ -750,6 +783,9 @@ static int qpiu_event_init(struct perf_event *event)
 	if (attr->exclude_host || attr->exclude_guest)
 		return -EINVAL;
 
+	if (qpiu_is_driver_event(event) && is_sampling_event(event))
+		return qpiu_reject(qpmu, -EINVAL,
+				   "foreign_writes: counts in the driver, with no counter to overflow; count it (perf stat), do not sample it");
 	if (is_sampling_event(event)) {
 		ret = qpiu_check_sampling(qpmu, event);
 		if (ret)
@@ -826,6 +862,9 @@ static int qpiu_event_init(struct perf_event *event)
 	}
 	raw_spin_lock_irqsave(&box->lock, flags);
 	cpu = box->cpu;
+	/* undone in qpiu_event_destroy() */
+	if (cpu >= 0)
+		box->nr_events++;
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 	if (cpu < 0) {
 		qpiu_opening_del(qpmu, event);

@@ -3,11 +3,14 @@
  * Foreign writers: another tool (PCM, likwid in direct access mode) or a
  * BIOS SMI reprogramming the counter controls behind perf's back.  The box
  * timer reads each running counter's control back now and then; one that
- * is not what we wrote is counted in sysfs, logged, marked on its event,
- * and written again.  Callers hold box->lock.
+ * is not what we wrote is counted in sysfs and in the box's foreign_writes
+ * events, logged, marked on its event, and written again; then perf is
+ * made to schedule the marked events again, so that the mark shows.
+ * Callers hold box->lock, except where a function says otherwise.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/err.h>
 #include <linux/module.h>
 
 #include "qpi_uncore.h"
@@ -32,6 +35,15 @@ u64 qpiu_foreign_interval_ns(void)
 }
 
 /*
+ * The box's last event closed: an episode of its events is over, and the
+ * next event's count of episodes starts afresh.
+ */
+void qpiu_foreign_box_unused(struct qpiu_box *box)
+{
+	box->foreign = false;
+}
+
+/*
  * Read back the control of every running counter of @box.  A box we froze
  * ourselves is skipped: perf's pmu_disable() bracket or a sampling look is
  * reprogramming it (neither can interleave with the timer, which runs on
@@ -44,21 +56,31 @@ u64 qpiu_foreign_interval_ns(void)
  * consecutive read-backs of the box that find such counters: it is counted
  * once in the PMU's foreign_writes and logged once (rate-limited, as a
  * tool that keeps writing makes every later read-back find one), and ends
- * at the first read-back that finds every control as we wrote it.
+ * at the first read-back that finds every control as we wrote it, or when
+ * the box's last event closes (qpiu_foreign_box_unused()).  A read-back
+ * with no running counter (marked events perf has not scheduled again
+ * yet) says nothing either way.
+ *
+ * Returns true when an event that perf may refuse (not pinned) was newly
+ * marked: the caller then has perf schedule the box's events again with
+ * qpiu_foreign_resched(), once it has dropped box->lock.
  */
-void qpiu_foreign_check(struct qpiu_box *box)
+bool qpiu_foreign_check(struct qpiu_box *box)
 {
-	unsigned int i, nr = 0;
+	unsigned int i, nr = 0, checked = 0;
 	u32 want, found, first_want = 0, first_found = 0;
+	bool resched = false;
 	int first = -1;
 
 	if (box->dead || (box->box_ctl & UNC_BOX_CTL_FRZ))
-		return;
+		return false;
 	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
-		if (!event || (event->hw.state & PERF_HES_STOPPED) ||
-		    qpiu_box_ctl_holds(box, i, event->hw.config, &want,
+		if (!event || (event->hw.state & PERF_HES_STOPPED))
+			continue;
+		checked++;
+		if (qpiu_box_ctl_holds(box, i, event->hw.config, &want,
 				       &found))
 			continue;
 		if (first < 0) {
@@ -67,15 +89,23 @@ void qpiu_foreign_check(struct qpiu_box *box)
 			first_found = found;
 		}
 		nr++;
+		resched |= !event->attr.pinned &&
+			   !(event->hw.flags & QPIU_HWF_FOREIGN);
 		event->hw.flags |= QPIU_HWF_FOREIGN;
 		qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
 		qpiu_event_start_locked(box, event);
 	}
+	/* under box->lock, so that a test sees it with the rewrite */
+	if (resched)
+		set_bit(box->socket, box->pmu->resched);
+	if (!checked)
+		return false;
 	if (!nr || box->foreign) {
 		box->foreign = nr;
-		return;
+		return resched;
 	}
 	box->foreign = true;
+	box->foreign_episodes++;
 	atomic_long_inc(&box->pmu->foreign_writes);
 	/* all zero: cleared by a tool, or never taken (qpistat --check) */
 	pr_warn_ratelimited("%s: socket %u: counter %d control is 0x%08x, expected 0x%08x (%u counter%s): another tool reprograms these registers (PCM, likwid in direct access mode, or a BIOS SMI)%s; counts of this box are unreliable, counters reprogrammed\n",
@@ -83,4 +113,148 @@ void qpiu_foreign_check(struct qpiu_box *box)
 			    first_want, nr, nr == 1 ? "" : "s",
 			    first_found ? "" :
 			    ", or they ignore writes (a firmware lock, a hypervisor)");
+	return resched;
+}
+
+/*
+ * perf calls pmu->add, where a marked event is refused, only when it
+ * schedules the PMU's events on the reader CPU again, and in a plain
+ * perf stat nothing makes it.  Installing an enabled event does, on every
+ * kernel from 5.10 on: __perf_install_in_context() runs ctx_resched() for
+ * the new event's PMU, which schedules that PMU's flexible groups out and
+ * in again on that CPU.  So the work creates a foreign_writes event of
+ * the PMU on the socket's reader (it takes no counter) and releases it at
+ * once.  perf keeps a refused flexible event inactive until its next
+ * rotation of the PMU's events, and marks the context for that rotation.
+ * Only perf's exported interface is used; the driver never writes perf's
+ * event state or times.  Process context, no lock held.
+ */
+static void qpiu_foreign_resched_fn(struct work_struct *work)
+{
+	struct qpiu_pmu *qpmu = container_of(work, struct qpiu_pmu,
+					     resched_work);
+	struct perf_event_attr attr = {
+		.type = qpmu->pmu.type,
+		.size = sizeof(attr),
+		.config = QPIU_CFG_FOREIGN_WRITES,
+	};
+	unsigned int s;
+
+	for (s = 0; s < QPIU_MAX_SOCKETS; s++) {
+		struct perf_event *event;
+		struct qpiu_box *box;
+		int cpu = -1;
+
+		if (!test_and_clear_bit(s, qpmu->resched))
+			continue;
+		rcu_read_lock();
+		box = rcu_dereference(qpmu->boxes[s]);
+		if (box && !READ_ONCE(box->dead))
+			cpu = READ_ONCE(box->cpu);
+		rcu_read_unlock();
+		if (cpu < 0)
+			continue;
+		/* the reader going offline meanwhile: nothing to schedule */
+		event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL,
+							 NULL);
+		if (!IS_ERR(event))
+			perf_event_release_kernel(event);
+	}
+}
+
+/* After qpiu_foreign_check() asked for it, box->lock dropped; any context. */
+void qpiu_foreign_resched(struct qpiu_box *box)
+{
+	queue_work(system_wq, &box->pmu->resched_work);
+}
+
+#ifdef QPIU_TEST_HOOKS
+/*
+ * Test builds: 1 while a PMU has marked events that perf has not been
+ * made to schedule again yet, so that a test can wait until the refusal
+ * (and perf's rotation after it) is behind it before it injects traffic.
+ */
+static struct qpiu_pmu *qpiu_foreign_pmus[QPIU_NR_BOX_KINDS][QPIU_MAX_BOXES];
+
+static int qpiu_resched_busy_get(char *buf, const struct kernel_param *kp)
+{
+	bool busy = false;
+	unsigned int k, i;
+
+	mutex_lock(&qpiu_reg_mutex);
+	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
+		for (i = 0; i < QPIU_MAX_BOXES; i++) {
+			struct qpiu_pmu *qpmu = qpiu_foreign_pmus[k][i];
+
+			busy |= qpmu &&
+				(!bitmap_empty(qpmu->resched,
+					       QPIU_MAX_SOCKETS) ||
+				 work_busy(&qpmu->resched_work));
+		}
+	}
+	mutex_unlock(&qpiu_reg_mutex);
+	return sysfs_emit(buf, "%d\n", busy);
+}
+
+static const struct kernel_param_ops qpiu_resched_busy_ops = {
+	.get = qpiu_resched_busy_get,
+};
+
+module_param_cb(test_resched_busy, &qpiu_resched_busy_ops, NULL, 0444);
+MODULE_PARM_DESC(test_resched_busy,
+		 "Test builds: 1 while events marked by a foreign writer wait for perf to schedule them again");
+
+static void qpiu_foreign_track(struct qpiu_pmu *qpmu, struct qpiu_pmu *val)
+{
+	lockdep_assert_held(&qpiu_reg_mutex);
+	qpiu_foreign_pmus[qpmu->desc->kind][qpmu->idx] = val;
+}
+#else
+static void qpiu_foreign_track(struct qpiu_pmu *qpmu, struct qpiu_pmu *val)
+{
+}
+#endif
+
+void qpiu_foreign_pmu_init(struct qpiu_pmu *qpmu)
+{
+	INIT_WORK(&qpmu->resched_work, qpiu_foreign_resched_fn);
+	qpiu_foreign_track(qpmu, qpmu);
+}
+
+/*
+ * @qpmu retires: it has no boxes, so no timer queues the work again, and
+ * the work takes none of the driver's locks.
+ */
+void qpiu_foreign_pmu_exit(struct qpiu_pmu *qpmu)
+{
+	qpiu_foreign_track(qpmu, NULL);
+	cancel_work_sync(&qpmu->resched_work);
+}
+
+/*
+ * The foreign_writes event (driver_event=1): no counter; it counts the
+ * episodes of its box while it runs, so a perf stat beside the hardware
+ * events shows whether a foreign writer spoiled them, on every kernel.
+ */
+void qpiu_foreign_ev_read(struct qpiu_box *box, struct perf_event *event)
+{
+	u64 now = box->foreign_episodes;
+
+	if (event->hw.state & PERF_HES_STOPPED)
+		return;
+	local64_add(now - local64_xchg(&event->hw.prev_count, now),
+		    &event->count);
+}
+
+void qpiu_foreign_ev_start(struct qpiu_box *box, struct perf_event *event)
+{
+	local64_set(&event->hw.prev_count, box->foreign_episodes);
+	event->hw.state = 0;
+}
+
+void qpiu_foreign_ev_stop(struct qpiu_box *box, struct perf_event *event)
+{
+	/* nothing is lost by folding at every stop */
+	qpiu_foreign_ev_read(box, event);
+	event->hw.state = PERF_HES_STOPPED | PERF_HES_UPTODATE;
 }

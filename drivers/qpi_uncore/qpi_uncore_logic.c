@@ -15,12 +15,36 @@
 
 #define QPIU_READ_TRIES		4
 
+/* A driver event: the one it names, and nothing else set. */
+static int qpiu_check_driver_event(u64 config, u64 config1, u64 config2,
+				   char *msg, size_t len)
+{
+	unsigned int drv = config >> QPIU_CFG_DRIVER_SHIFT;
+
+	if (drv != QPIU_DRV_FOREIGN_WRITES) {
+		snprintf(msg, len,
+			 "driver_event=%u: no such driver event (1: foreign_writes)",
+			 drv);
+		return -EINVAL;
+	}
+	if ((config & ~QPIU_CFG_DRIVER) || config1 || config2) {
+		snprintf(msg, len,
+			 "driver_event=%u (foreign_writes): counts in the driver, not in a counter; event, umask, edge, inv, thresh, config1 and config2 must be 0",
+			 drv);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int qpiu_check_config(const struct qpiu_box_desc *d, u64 config, u64 config1,
 		      u64 config2, char *msg, size_t len)
 {
 	u64 bad = config & ~(u64)(d->cfg_valid | QPIU_CFG_IGNORED);
 	u8 thresh = (config & UNC_CTL_THRESH) >> UNC_CTL_THRESH_SHIFT;
 
+	if (config & QPIU_CFG_DRIVER)
+		return qpiu_check_driver_event(config, config1, config2, msg,
+					       len);
 	if (bad) {
 		snprintf(msg, len,
 			 "config=0x%llx: bits 0x%llx are reserved on uncore_%s (allowed 0x%08x)",

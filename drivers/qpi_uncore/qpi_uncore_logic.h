@@ -67,6 +67,17 @@ extern const struct qpiu_box_desc
 	qpiu_box_descs[QPIU_NR_PLATFORMS][QPIU_NR_BOX_KINDS];
 extern const struct qpiu_box_desc qpiu_sbox_desc;
 
+/*
+ * Events the driver counts itself, with no hardware counter: config bits
+ * 56-63 (format "driver_event"), far above every control field, so that no
+ * hardware event can be taken for one.  Such an event sets no other bit.
+ */
+#define QPIU_CFG_DRIVER			GENMASK_ULL(63, 56)
+#define QPIU_CFG_DRIVER_SHIFT		56
+#define QPIU_DRV_FOREIGN_WRITES		1	/* episodes, see foreign.c */
+#define QPIU_CFG_FOREIGN_WRITES		((u64)QPIU_DRV_FOREIGN_WRITES << \
+					 QPIU_CFG_DRIVER_SHIFT)
+
 /* Config bits existing tools set that the driver owns: accepted, ignored. */
 #define QPIU_CFG_IGNORED	(UNC_CTL_EN | UNC_CTL_RST)
 

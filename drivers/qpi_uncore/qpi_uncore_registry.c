@@ -125,6 +125,8 @@ struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 		goto err;
 	}
 	qpmu->registered = true;
+	/* before any box, so before any event that could need it */
+	qpiu_foreign_pmu_init(qpmu);
 	mutex_lock(&qpiu_mutex);
 	qpiu_pmus[kind][idx] = qpmu;
 	mutex_unlock(&qpiu_mutex);
@@ -234,6 +236,7 @@ static void qpiu_pmu_retire(struct qpiu_pmu *qpmu)
 	mutex_lock(&qpiu_mutex);
 	qpiu_pmus[qpmu->desc->kind][qpmu->idx] = NULL;
 	mutex_unlock(&qpiu_mutex);
+	qpiu_foreign_pmu_exit(qpmu);
 	perf_pmu_unregister(&qpmu->pmu);
 	qpiu_pmu_free(qpmu);
 }

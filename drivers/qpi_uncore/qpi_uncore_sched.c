@@ -92,6 +92,9 @@ static int qpiu_group_member(const struct qpiu_pmu *qpmu,
 				   "group: cannot mix with events of PMU type %u; add only software events",
 				   member->attr.type);
 	}
+	/* foreign_writes takes no counter */
+	if (qpiu_is_driver_event(member))
+		return 0;
 	if (g->n >= qpmu->desc->nr_ctrs)
 		return qpiu_reject(qpmu, -EINVAL,
 				   "group: more than %u events; the box has %u counters",

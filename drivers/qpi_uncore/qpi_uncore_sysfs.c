@@ -30,6 +30,8 @@ QPIU_FORMAT(qpiu_fmt_umask, umask, "config:8-15");
 QPIU_FORMAT(qpiu_fmt_edge, edge, "config:18");
 QPIU_FORMAT(qpiu_fmt_inv, inv, "config:23");
 QPIU_FORMAT(qpiu_fmt_thresh, thresh, "config:24-31");
+/* Events the driver counts, no counter: foreign_writes (1). */
+QPIU_FORMAT(qpiu_fmt_driver_event, driver_event, "config:56-63");
 
 /*
  * The packet filter, named as existing tools name it: config1 is
@@ -60,6 +62,7 @@ static struct attribute *qpiu_qpi_format_attrs[] = {
 	&qpiu_fmt_edge.attr.attr,
 	&qpiu_fmt_inv.attr.attr,
 	&qpiu_fmt_thresh.attr.attr,
+	&qpiu_fmt_driver_event.attr.attr,
 	&qpiu_fmt_match_rds.attr.attr,
 	&qpiu_fmt_match_rnid30.attr.attr,
 	&qpiu_fmt_match_rnid4.attr.attr,
@@ -86,6 +89,7 @@ static struct attribute *qpiu_r3qpi_format_attrs[] = {
 	&qpiu_fmt_umask.attr.attr,
 	&qpiu_fmt_edge.attr.attr,
 	&qpiu_fmt_thresh.attr.attr,
+	&qpiu_fmt_driver_event.attr.attr,
 	NULL,
 };
 
@@ -99,6 +103,7 @@ static struct attribute *qpiu_sbox_format_attrs[] = {
 	&qpiu_fmt_edge.attr.attr,
 	&qpiu_fmt_inv.attr.attr,
 	&qpiu_fmt_thresh.attr.attr,
+	&qpiu_fmt_driver_event.attr.attr,
 	&qpiu_fmt_sbox_match.attr.attr,
 	&qpiu_fmt_sbox_mask.attr.attr,
 	NULL,
@@ -202,6 +207,12 @@ static const struct qpiu_event_desc qpiu_compat_qpi_events[] = {
 	{ }
 };
 
+/* Every PMU has it: the box's foreign writer episodes while it runs. */
+static const struct qpiu_event_desc qpiu_driver_events[] = {
+	{ "foreign_writes", "driver_event=1" },
+	{ }
+};
+
 static int qpiu_add_event_attr(struct qpiu_pmu *qpmu, unsigned int *n,
 			       const char *name, const char *suffix,
 			       const char *str)
@@ -230,6 +241,7 @@ static int qpiu_build_events(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind)
 	const struct qpiu_event_desc *tables[] = {
 		qpmu->plat->events[kind],
 		kind == QPIU_BOX_QPI ? qpiu_compat_qpi_events : NULL,
+		qpiu_driver_events,
 	};
 	unsigned int n = 0, i, t;
 	int ret = 0;

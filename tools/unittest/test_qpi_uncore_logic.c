@@ -56,6 +56,18 @@ static void test_config_validation(void)
 	EXPECT_EQ(check(qpi, 0x200038, 0x7, 0, "config1=0x7: bits 0x7 are reserved in MATCH1:MATCH0"), -EINVAL);
 	EXPECT_EQ(check(qpi, 0x200038, 0, 1ULL << 40, "config2=0x10000000000: bits 0x10000000000"), -EINVAL);
 	EXPECT_EQ(check(qpi, 0x200038, 1ULL << 30, 0, "bits 0x40000000"), -EINVAL);
+	/* driver events: foreign_writes, alone, on every kind of box */
+	EXPECT_EQ(check(qpi, QPIU_CFG_FOREIGN_WRITES, 0, 0, NULL), 0);
+	EXPECT_EQ(check(r3, 1ULL << 56, 0, 0, NULL), 0);
+	EXPECT_EQ(check(&qpiu_sbox_desc, QPIU_CFG_FOREIGN_WRITES, 0, 0, NULL), 0);
+	EXPECT_EQ(check(qpi, 2ULL << 56, 0, 0, "driver_event=2: no such driver event (1: foreign_writes)"), -EINVAL);
+	EXPECT_EQ(check(qpi, 0xffULL << 56, 0, 0, "driver_event=255: no such"), -EINVAL);
+	EXPECT_EQ(check(qpi, QPIU_CFG_FOREIGN_WRITES | 0x14, 0, 0, "driver_event=1 (foreign_writes): counts in the driver, not in a counter; event, umask, edge, inv, thresh, config1 and config2 must be 0"), -EINVAL);
+	EXPECT_EQ(check(qpi, QPIU_CFG_FOREIGN_WRITES | UNC_CTL_EN, 0, 0, "must be 0"), -EINVAL);
+	EXPECT_EQ(check(qpi, QPIU_CFG_FOREIGN_WRITES, 0x1c00, 0, "must be 0"), -EINVAL);
+	EXPECT_EQ(check(qpi, QPIU_CFG_FOREIGN_WRITES, 0, 1, "must be 0"), -EINVAL);
+	/* bits 32-55 stay reserved */
+	EXPECT_EQ(check(qpi, 1ULL << 55, 0, 0, "bits 0x80000000000000 are reserved"), -EINVAL);
 	EXPECT_TRUE(qpiu_uses_filter(qpi, 0x200038));
 	EXPECT_TRUE(!qpiu_uses_filter(qpi, 0x38));
 	EXPECT_TRUE(!qpiu_uses_filter(r3, 0x200038));
