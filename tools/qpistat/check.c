@@ -39,6 +39,8 @@ const char *check_root = "";
 #define CTL_CMP_MASK	(~((1u << 20) | (1u << 17)))	/* not ov_en, rst */
 #define QPI_CLK_CTL	(CTL_EN | 0x14)
 #define R3_CLK_CTL	(CTL_EN | 0x01)
+/* qpi_uncore's foreign_writes event: driver_event=1, config:56-63 */
+#define FOREIGN_WRITES	(1ULL << 56)
 #define CTL0		0xd8
 #define RATE_STATUS	0xd4
 #define UBOX_NODEID	0x40
@@ -101,6 +103,9 @@ static struct {
 	double gts[MAX_SOCKETS][MAX_PORTS];	/* 0 unknown, -1 down */
 	bool module, intel;
 	int nr_pmus;
+	/* the driver's own count of foreign writers (foreign_writes files) */
+	long episodes;
+	char episode_pmus[TEXT];
 	struct result res[8];
 	int nr_res;
 } ck;
@@ -598,6 +603,35 @@ static const char *sample_route(char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * qpi_uncore counts, per PMU, the episodes in which its own read-back
+ * found a control reprogrammed: evidence of a tool that ran before the
+ * check, or runs now and then.  intel_uncore has no such file.  In PMU
+ * order, QPI ports first.
+ */
+static void past_episodes_scan(void)
+{
+	static const char *const kinds[] = { "qpi", "r3qpi" };
+	char buf[32];
+	unsigned int k, i;
+	long n;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < MAX_PORTS; i++) {
+			if (read_file(buf, sizeof(buf),
+				      "/sys/bus/event_source/devices/uncore_%s_%u/foreign_writes",
+				      kinds[k], i))
+				continue;
+			n = strtol(buf, NULL, 10);
+			if (n <= 0)
+				continue;
+			ck.episodes += n;
+			app(ck.episode_pmus, "%suncore_%s_%u %ld",
+			    ck.episode_pmus[0] ? ", " : "", kinds[k], i, n);
+		}
+	}
+}
+
 static void check_module(void)
 {
 	struct result *r = result("module");
@@ -619,6 +653,7 @@ static void check_module(void)
 	}
 	if (d)
 		closedir(d);
+	past_episodes_scan();
 	if (!ck.module) {
 		r->status = CK_FAIL;
 		app(r->saw, "qpi_uncore is not loaded");
@@ -741,15 +776,19 @@ int check_rate(double hz, double gts, bool down)
 int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen)
 {
 	int i, zero = 0;
+	bool paused = false;
 
 	*seen = 0;
 	for (i = 0; i < n; i++) {
 		if ((ctl[i] & CTL_CMP_MASK) == want)
 			return CTLS_OK;
+		paused |= (ctl[i] & CTL_CMP_MASK) == (want & ~CTL_EN);
 		zero += !ctl[i];
 		if (!*seen && (ctl[i] & CTL_EN))
 			*seen = ctl[i];
 	}
+	if (paused)
+		return CTLS_PAUSED;
 	if (zero == n)
 		return CTLS_ZERO;
 	if (!*seen)
@@ -760,7 +799,13 @@ int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen)
 struct ev {
 	int fd, kind, idx, socket;
 	uint64_t v0, t0, v1, t1;	/* count, time running */
-	bool shared;			/* multiplexed with other events */
+	bool shared;			/* ran less than it was enabled */
+	/*
+	 * The box's foreign_writes event (qpi_uncore's own read-back), -1
+	 * when the module has none: its count before and after the window.
+	 */
+	int fw_fd;
+	uint64_t fw0, fw1;
 };
 
 static struct ev evs[MAX_EVS];
@@ -782,11 +827,14 @@ static int open_pmu(int kind, int idx)
 	const char *name = kind == K_QPI ? "qpi" : "r3qpi";
 	char buf[512], *p;
 	int type, n = 0;
+	bool has_fw;
 
 	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_%s_%d/type",
 		      name, idx))
 		return 0;
 	type = atoi(buf);
+	has_fw = exists("/sys/bus/event_source/devices/uncore_%s_%d/events/foreign_writes",
+			name, idx);
 	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_%s_%d/cpumask",
 		      name, idx))
 		return 0;
@@ -811,6 +859,11 @@ static int open_pmu(int kind, int idx)
 			e->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
 			if (e->fd < 0)
 				return -errno;
+			/* no counter taken; an older module has no such event */
+			attr.config = FOREIGN_WRITES;
+			attr.read_format = 0;
+			e->fw_fd = has_fw ? syscall(SYS_perf_event_open, &attr, -1,
+						    cpu, -1, 0) : -1;
 			e->kind = kind;
 			e->idx = idx;
 			e->socket = cpu_socket(cpu);
@@ -837,12 +890,21 @@ static int read_ev(struct ev *e, uint64_t *v, uint64_t *t)
 	return 0;
 }
 
+static void read_fw(struct ev *e, uint64_t *v)
+{
+	if (e->fw_fd < 0 || read(e->fw_fd, v, sizeof(*v)) != sizeof(*v))
+		*v = 0;
+}
+
 static void close_evs(void)
 {
 	int i;
 
-	for (i = 0; i < nr_evs; i++)
+	for (i = 0; i < nr_evs; i++) {
 		close(evs[i].fd);
+		if (evs[i].fw_fd >= 0)
+			close(evs[i].fw_fd);
+	}
 	nr_evs = 0;
 }
 
@@ -892,8 +954,10 @@ static void check_counting(int window_ms, struct result *r)
 		return;
 	}
 	qsort(evs, nr_evs, sizeof(evs[0]), cmp_ev);
-	for (i = 0; i < nr_evs; i++)
+	for (i = 0; i < nr_evs; i++) {
 		read_ev(&evs[i], &evs[i].v0, &evs[i].t0);
+		read_fw(&evs[i], &evs[i].fw0);
+	}
 	nanosleep(&ts, NULL);
 	for (i = 0; i < nr_evs; i++) {
 		struct ev *e = &evs[i];
@@ -901,6 +965,7 @@ static void check_counting(int window_ms, struct result *r)
 		bool down = false;
 		int v;
 
+		read_fw(e, &e->fw1);
 		if (read_ev(e, &e->v1, &e->t1) || e->kind != K_QPI)
 			continue;
 		if (e->t1 == e->t0) {
@@ -972,13 +1037,34 @@ static bool scheduled(const struct fn *fn)
 	return e && e->t1 > e->t0;
 }
 
+/*
+ * What the driver found by itself since it loaded.  Nothing wrong now but
+ * episodes counted: a tool that ran before, or runs now and then (a cron
+ * job, a monitoring agent): a warning, as measurements then were wrong.
+ */
+static void past_episodes(struct result *r)
+{
+	if (!ck.episodes)
+		return;
+	app(r->saw, "; since it loaded, qpi_uncore found another writer %ld time%s (foreign_writes: %s)",
+	    ck.episodes, ck.episodes == 1 ? "" : "s", ck.episode_pmus);
+	if (r->status == CK_PASS || r->status == CK_SKIP) {
+		r->status = CK_WARN;
+		app(r->todo, "%sanother tool reprogrammed the counters earlier (dmesg | grep 'another tool' says when and which): find it (PCM, likwid -M 1, a monitoring agent) and stop it; counts taken while it ran are wrong",
+		    r->todo[0] ? "; " : "");
+	}
+}
+
 static void check_foreign(struct result *r)
 {
-	int i, c, checked = 0, bad = 0, shared = 0;
+	int i, c, tries, checked = 0, bad = 0, shared = 0;
+	uint64_t caught;
+	struct ev *ev;
 
 	if (!nr_evs) {
 		r->status = CK_SKIP;
 		app(r->saw, "no event counting (see counting)");
+		past_episodes(r);
 		return;
 	}
 	for (i = 0; i < ck.nr_fns; i++) {
@@ -989,39 +1075,60 @@ static void check_foreign(struct result *r)
 		/* only a bound function had our event programmed */
 		if ((fn->kind != K_QPI && fn->kind != K_R3) || !fn->driver[0])
 			continue;
-		for (c = 0; c < nr; c++)
-			if (!cfg_read(fn->bdf, CTL0 + 4 * c, &ctl[c]))
+		want = fn->kind == K_QPI ? QPI_CLK_CTL : R3_CLK_CTL;
+		/* our event off its counter for a moment: look again */
+		for (tries = 0; tries < 10; tries++) {
+			if (tries)
+				usleep(20000);
+			for (c = 0; c < nr; c++)
+				if (!cfg_read(fn->bdf, CTL0 + 4 * c, &ctl[c]))
+					break;
+			if (c < nr) {
+				r->status = CK_SKIP;
+				app(r->saw, "cannot read config space of %s", fn->bdf);
+				app(r->todo, "run as root");
+				return;
+			}
+			v = check_ctls(ctl, nr, want, &seen);
+			if (v != CTLS_PAUSED)
 				break;
-		if (c < nr) {
-			r->status = CK_SKIP;
-			app(r->saw, "cannot read config space of %s", fn->bdf);
-			app(r->todo, "run as root");
-			return;
 		}
 		if (!scheduled(fn))
 			continue;
 		checked++;
-		want = fn->kind == K_QPI ? QPI_CLK_CTL : R3_CLK_CTL;
-		v = check_ctls(ctl, nr, want, &seen);
-		if (v == CTLS_OK)
+		ev = ev_of(fn);
+		read_fw(ev, &ev->fw1);
+		caught = ev->fw1 - ev->fw0;
+		if (v == CTLS_OK && !caught)
 			continue;
 		/*
 		 * Multiplexed with other users' events, ours may be switched
-		 * out right now and the box hold theirs: no verdict.
+		 * out right now and the box hold theirs, or still paused
+		 * after 200 ms: no verdict.  Unless the driver's own read-back
+		 * caught a foreign write meanwhile (which also makes perf show
+		 * our event running less than it was enabled).
 		 */
-		if (ev_of(fn)->shared) {
+		if (!caught && (ev->shared || v == CTLS_PAUSED)) {
 			shared++;
-			app(r->saw, "%ssocket %d %s %d (%s): multiplexed with other perf events, holds 0x%08x: cannot tell",
-			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf, seen);
+			app(r->saw, "%ssocket %d %s %d (%s): %s, holds 0x%08x: cannot tell",
+			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf,
+			    v == CTLS_PAUSED ? "the check's event kept off its counter" :
+			    "multiplexed with other perf events", seen);
 			continue;
 		}
 		bad++;
 		if (v == CTLS_ZERO)
 			app(r->saw, "%ssocket %d %s %d (%s): every control register reads 0, 0x%06x was written: the counters ignore writes",
 			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf, want);
-		else
+		else if (v == CTLS_FOREIGN)
 			app(r->saw, "%ssocket %d %s %d (%s): a control register holds 0x%08x where the driver wrote 0x%06x: something else writes these registers",
 			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf, seen, want);
+		else
+			app(r->saw, "%ssocket %d %s %d (%s): the control holds what the driver wrote now, but something else wrote it during the check",
+			    r->saw[0] ? "; " : "", fn->socket, kind_name[fn->kind], fn->idx, fn->bdf);
+		if (caught)
+			app(r->saw, " (qpi_uncore's own read-back caught it: %" PRIu64 " episode%s)",
+			    caught, caught == 1 ? "" : "s");
 		if (!strstr(r->todo, v == CTLS_ZERO ? "locks" : "PCM"))
 			app(r->todo, "%s%s", r->todo[0] ? "; " : "", v == CTLS_ZERO ?
 			    "firmware locks the PMON registers (a BIOS option), or a hypervisor drops the writes" :
@@ -1031,18 +1138,22 @@ static void check_foreign(struct result *r)
 	if (!checked) {
 		r->status = CK_SKIP;
 		app(r->saw, "no bound QPI/R3QPI function to read back");
+		past_episodes(r);
 		return;
 	}
 	if (!bad && !shared) {
 		app(r->saw, "%d boxes: the control registers hold what the driver wrote", checked);
+		past_episodes(r);
 		return;
 	}
 	if (!bad) {
 		r->status = CK_WARN;
 		app(r->todo, "run the check again when no other perf events are open on the uncore_qpi/r3qpi PMUs");
+		past_episodes(r);
 		return;
 	}
 	r->status = CK_FAIL;
+	past_episodes(r);
 }
 
 /* ---- output ---- */

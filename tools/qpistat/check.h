@@ -41,10 +41,13 @@ double check_rate_gts(unsigned int code);
 /*
  * check_ctls(): @n control registers read back from a box on which an
  * event of control value @want counts: CTLS_OK when one holds it,
- * CTLS_ZERO when all read 0 (the writes were ignored), CTLS_FOREIGN
- * otherwise (*@seen: the first enabled one that differs).
+ * CTLS_PAUSED when one holds it with the enable bit clear (perf has the
+ * event off its counter for a moment: a rotation, or the driver's mark of
+ * a foreign write being shown), CTLS_ZERO when all read 0 (the writes were
+ * ignored), CTLS_FOREIGN otherwise (*@seen: the first enabled one that
+ * differs).
  */
-enum { CTLS_OK, CTLS_ZERO, CTLS_FOREIGN };
+enum { CTLS_OK, CTLS_ZERO, CTLS_FOREIGN, CTLS_PAUSED };
 int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen);
 
 #endif

@@ -206,9 +206,17 @@ int main(void)
 	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "ov_en does not matter");
 	memcpy(ctl, (uint32_t[]){ 0, 0, 0, 0 }, sizeof(ctl));
 	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_ZERO, "all zero: writes ignored");
-	memcpy(ctl, (uint32_t[]){ 0x14, 0x400200, 0, 0 }, sizeof(ctl));
+	memcpy(ctl, (uint32_t[]){ 0, 0x400200, 0x15, 0 }, sizeof(ctl));
 	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_FOREIGN && seen == 0x400200,
 	   "another event enabled: foreign, names it");
+	memcpy(ctl, (uint32_t[]){ 0x14, 0, 0, 0 }, sizeof(ctl));
+	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_PAUSED,
+	   "ours with en clear: paused, look again");
+	memcpy(ctl, (uint32_t[]){ 0x400200, 0x120014, 0, 0 }, sizeof(ctl));
+	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_PAUSED,
+	   "paused (rst, ov_en aside) beside another enabled one: look again");
+	memcpy(ctl, (uint32_t[]){ 0x400200, 0x14, 0x400014, 0 }, sizeof(ctl));
+	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "one running: ok");
 
 	/* the fake machine */
 	machine();
@@ -229,6 +237,24 @@ int main(void)
 	has("module", "pass", "qpi_uncore loaded, version 0.1; 4 QPI/R3QPI PMUs (2 QPI ports with link_speed); sampling route none");
 	sh("rm -rf %s/sys/module/qpi_uncore/parameters %s/sys/module/qpi_uncore/version",
 	   root, root);
+
+	/* no event counts here (no PMU type): foreign is skip, or warn */
+	has("foreign", "skip", "no event counting (see counting)");
+	ok(!strstr(line("foreign"), "since it loaded"), "no episodes: not mentioned");
+	sh("cd %s/sys/bus/event_source/devices && echo 0 > uncore_qpi_0/foreign_writes && "
+	   "echo 2 > uncore_qpi_1/foreign_writes && echo 0 > uncore_r3qpi_0/foreign_writes && "
+	   "echo 1 > uncore_r3qpi_1/foreign_writes", root);
+	run(false);
+	has("foreign", "warn", "since it loaded, qpi_uncore found another writer 3 times (foreign_writes: uncore_qpi_1 2, uncore_r3qpi_1 1)");
+	has("foreign", "warn", "uncore_qpi_1 2");
+	has("foreign", "warn", "uncore_r3qpi_1 1");
+	has("foreign", "warn", "=> another tool reprogrammed the counters earlier (dmesg | grep 'another tool' says when and which)");
+	ok(!strstr(line("foreign"), "uncore_qpi_0 0"), "PMUs with none not listed");
+	ok(rc == 0, "a warning only: exit 0 (%d)", rc);
+	sh("cd %s/sys/bus/event_source/devices && echo 0 > uncore_qpi_1/foreign_writes", root);
+	run(false);
+	has("foreign", "warn", "found another writer 1 time (foreign_writes: uncore_r3qpi_1 1)");
+	sh("rm %s/sys/bus/event_source/devices/uncore_*/foreign_writes", root);
 
 	/* the UBox decides the socket: swap the node ids */
 	cfg("0000:7f:0b.0", 0x40, 1);
