@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # qpistat against injected traffic: exact counts and the metric formulas in
 # JSON, Prometheus text and table output, link speed from QPI_RATE_STATUS,
-# interval mode, and the messages for missing PMUs and missing permission.
+# interval mode, qpi_uncore's foreign writer episodes, and the messages for
+# missing PMUs and missing permission.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 6
+ktap_plan 7
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
@@ -57,14 +58,17 @@ for want in '# HELP qpi_rx_bytes_total Data bytes received on the QPI port (data
 	'qpi_link_speed_transfers_per_second{socket="1",port="1"} 9600000000' \
 	'r3qpi_clockticks_total{socket="0",link="0"} 1020' \
 	'r3qpi_vna_credit_rejects_total{socket="0",link="0"} 50' \
-	'r3qpi_vn0_credit_rejects_total{socket="0",link="0"} 20'; do
+	'r3qpi_vn0_credit_rejects_total{socket="0",link="0"} 20' \
+	'qpi_foreign_writes_total{socket="1",port="1"} 0' \
+	'r3qpi_foreign_writes_total{socket="0",link="0"} 0' \
+	'# TYPE r3qpi_foreign_writes_total counter'; do
 	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
 done
 # classic format: HELP and TYPE under the name the samples carry, no EOF
 bad=$(echo "$out" | awk '/^# TYPE / { t[$3] = 1; next } /^# HELP / { h[$3] = 1; next }
 	{ n = $0; sub(/[{ ].*/, "", n); if (!t[n] || !h[n]) print n }' | sort -u)
 expect_eq "samples without HELP or TYPE" "$bad" ""
-expect_num "families" "$(echo "$out" | grep -c '^# TYPE ')" 10
+expect_num "families" "$(echo "$out" | grep -c '^# TYPE ')" 12
 echo "$out" | grep -q '^# EOF' && fail "an OpenMetrics EOF in the text format"
 t_end
 
@@ -80,6 +84,22 @@ t_end
 t_begin "interval_mode"
 expect_num "three JSON intervals" "$("$QPISTAT" --json -I 50 -c 3 | grep -c '^{"time"')" 3
 expect_num "two expositions" "$("$QPISTAT" --prometheus -I 50 -c 2 | grep -c '^# TYPE qpi_clockticks_total counter$')" 2
+t_end
+
+# The exporter's own groups carry the box's foreign_writes event: another
+# tool reprogramming socket 1's port 1 while qpistat counts is exported
+# there, and nowhere else.
+t_begin "foreign_writes_exported"
+FOREIGN="echo 0x400200 > $DBG/socket1/qpi1/foreign_ctl
+i=0; until [ \$(cat $PMUS/uncore_qpi_1/foreign_writes) -ge 1 ] || [ \$i -ge 600 ]; do i=\$((i + 1)); sleep 0.05; done
+echo 0 > $DBG/socket1/qpi1/foreign_ctl"
+out=$("$QPISTAT" --prometheus -- sh -c "$FOREIGN")
+for want in 'qpi_foreign_writes_total{socket="1",port="1"} 1' \
+	'qpi_foreign_writes_total{socket="0",port="1"} 0' \
+	'qpi_foreign_writes_total{socket="1",port="0"} 0' \
+	'r3qpi_foreign_writes_total{socket="1",link="1"} 0'; do
+	echo "$out" | grep -qxF "$want" || fail "no line '$want'"
+done
 t_end
 
 t_begin "clear_messages"

@@ -64,6 +64,12 @@ struct box {
 	uint64_t val[MAX_EVENTS];	/* cumulative */
 	uint64_t prev[MAX_EVENTS];
 	double speed;			/* GT/s, 0: unknown */
+	/*
+	 * qpi_uncore's foreign_writes event in the group (no counter taken),
+	 * -1 where the module has none: the box's foreign writer episodes.
+	 */
+	int fw_fd;
+	uint64_t fw;
 };
 
 static struct box boxes[2 * MAX_SOCKETS * MAX_BOXES];
@@ -76,6 +82,8 @@ enum { FMT_TABLE, FMT_JSON, FMT_PROM };
 static const uint64_t qpi_cfg[] = { 0x14, 0x0201, 0x0401, 0x0200 };
 /* R3QPI: clockticks, VNA and VN0 credit rejects of every message class */
 static const uint64_t r3_cfg[] = { 0x01, 0x3f34, 0x3f37 };
+/* qpi_uncore's foreign_writes: driver_event=1 (config:56-63) */
+#define FOREIGN_WRITES_CFG	(1ULL << 56)
 
 static int read_str(const char *path, char *buf, size_t len)
 {
@@ -209,11 +217,16 @@ static int open_pmu(int kind, int idx)
 	int nr = kind == QPI ? 4 : 3;
 	char path[256], buf[512], *p;
 	int type, opened = 0;
+	bool fw;
 
 	snprintf(path, sizeof(path), PMU_DIR "/uncore_%s_%d/type", name, idx);
 	if (read_str(path, buf, sizeof(buf)))
 		return -1;
 	type = atoi(buf);
+	/* intel_uncore, or an older qpi_uncore, has no foreign_writes */
+	snprintf(path, sizeof(path), PMU_DIR "/uncore_%s_%d/events/foreign_writes",
+		 name, idx);
+	fw = !access(path, F_OK);
 	/* R3QPI credit events: only where the platform has them */
 	if (kind == R3QPI) {
 		snprintf(path, sizeof(path),
@@ -260,6 +273,17 @@ static int open_pmu(int kind, int idx)
 					exit(1);
 				}
 			}
+			b->fw_fd = -1;
+			if (fw) {
+				struct perf_event_attr attr = {
+					.size = sizeof(attr), .type = type,
+					.config = FOREIGN_WRITES_CFG,
+					.read_format = PERF_FORMAT_GROUP,
+				};
+
+				/* last in the group, after b->nr counters */
+				b->fw_fd = perf_open(&attr, cpu, b->fd[0]);
+			}
 			nr_boxes++;
 			opened++;
 		}
@@ -297,7 +321,7 @@ static int try_read_all(void)
 	int i, j;
 
 	for (i = 0; i < nr_boxes; i++) {
-		uint64_t buf[1 + MAX_EVENTS];
+		uint64_t buf[2 + MAX_EVENTS];
 
 		if (read(boxes[i].fd[0], buf, sizeof(buf)) < 0)
 			return -1;
@@ -305,6 +329,8 @@ static int try_read_all(void)
 			boxes[i].prev[j] = boxes[i].val[j];
 			boxes[i].val[j] = buf[1 + j];
 		}
+		if (boxes[i].fw_fd >= 0 && (int)buf[0] > boxes[i].nr)
+			boxes[i].fw = buf[1 + boxes[i].nr];
 	}
 	return 0;
 }
@@ -493,7 +519,7 @@ static void print_json(double t, double dt, bool cum)
 
 enum {
 	M_CLK, M_RX_BYTES, M_TX_BYTES, M_RX_FLITS, M_UTIL, M_OVERHEAD,
-	M_SPEED, M_R3_CLK, M_VNA, M_VN0,
+	M_SPEED, M_R3_CLK, M_VNA, M_VN0, M_FW,
 };
 
 /*
@@ -518,18 +544,24 @@ static const struct family {
 	  "Share of received flits that carry no data, 0-1, since the previous read.", QPI, M_OVERHEAD },
 	{ "qpi_link_speed_transfers_per_second", "gauge", NULL,
 	  "QPI link speed from QPI_RATE_STATUS, transfers per second (0: unknown).", QPI, M_SPEED },
+	{ "qpi_foreign_writes_total", "counter", NULL,
+	  "Times qpi_uncore found the port's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", QPI, M_FW },
 	{ "r3qpi_clockticks_total", "counter", NULL,
 	  "R3QPI clock cycles of the link.", R3QPI, M_R3_CLK },
 	{ "r3qpi_vna_credit_rejects_total", "counter", NULL,
 	  "R3QPI failed VNA credit acquisitions, all message classes.", R3QPI, M_VNA },
 	{ "r3qpi_vn0_credit_rejects_total", "counter", NULL,
 	  "R3QPI failed VN0 credit acquisitions, all message classes.", R3QPI, M_VN0 },
+	{ "r3qpi_foreign_writes_total", "counter", NULL,
+	  "Times qpi_uncore found the link's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", R3QPI, M_FW },
 };
 
 static bool family_has(const struct family *f, const struct box *b)
 {
 	if (f->kind != b->kind)
 		return false;
+	if (f->what == M_FW)
+		return b->fw_fd >= 0;
 	/* credit rejects only where the platform has the events */
 	return f->kind == QPI || f->what == M_R3_CLK || b->nr == 3;
 }
@@ -577,6 +609,9 @@ static void sample(struct sbuf *sb, const struct family *f,
 		break;
 	case M_VN0:
 		v = b->val[2];
+		break;
+	case M_FW:
+		v = b->fw;
 		break;
 	}
 	sb_printf(sb, "%" PRIu64 "\n", v);
@@ -920,6 +955,8 @@ static int listen_mode(int lfd, const char *where)
 
 		for (j = 0; j < boxes[i].nr; j++)
 			close(boxes[i].fd[j]);
+		if (boxes[i].fw_fd >= 0)
+			close(boxes[i].fw_fd);
 	}
 	return 0;
 }
