@@ -85,6 +85,16 @@ expect_num()
 	fi
 }
 
+# expect_lines TEXT LINE...: each LINE is a whole line of TEXT
+expect_lines()
+{
+	text=$1
+	shift
+	for want; do
+		echo "$text" | grep -qxF -- "$want" || fail "no line '$want'"
+	done
+}
+
 # expect_ok WHAT CMD...: the command must succeed
 expect_ok()
 {

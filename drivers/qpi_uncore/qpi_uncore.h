@@ -200,7 +200,8 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   sysfs     format/, events/, cpumask, link_speed
  *   event     perf callbacks, the box timer, sampling checks
  *   opening   events between event_init and their reader's context
- *   foreign   reading counter controls back: foreign writers
+ *   foreign   reading counter controls back: foreign writers, their
+ *             foreign_writes event, and perf's schedule that shows the mark
  *   sample    handing perf a sample
  *   sched     counter assignment and group validation
  *   counter   one counter: fold, arm, start, stop

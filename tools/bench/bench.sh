@@ -76,7 +76,9 @@ EOT
 		echo "measure                             qpi_uncore"
 		echo "==================================  ============"
 		for k in foreign_check_ms foreign_accesses_10s \
-			 foreign_accesses_per_counter_s; do
+			 foreign_accesses_per_counter_s foreign_marks \
+			 foreign_mark_accesses foreign_mark_out_us \
+			 mux_interval_ms; do
 			printf '%-34s  %12s\n' "$k" "$(val "$f" qpi_uncore "$k")"
 		done
 		echo "==================================  ============"

@@ -117,6 +117,42 @@ foreign_cost()
 	echo "BENCH foreign_accesses_per_counter_s=$(awk -v d=$((on - off)) 'BEGIN { printf "%.2f", d / 14 / 10 }')"
 }
 
+# Foreign writers (qpi_uncore only): what one mark costs, on one counting
+# event of socket 1's port 1 at the default foreign_check_ms.  The event
+# opens, a foreign writer is on from 0.5 s to 1.5 s (the read-back at 1 s
+# finds it), then 1 s more; the same run without the writer is the base.
+# Reported: the time perf kept the event off its counter (enabled -
+# running, perf's own times), the episodes, and the config accesses of the
+# mark: the read-back's rewrite, the refusal's stop and fold, the
+# rotation's start.
+mark_run()
+{
+	F1=$D/socket1/qpi1
+	echo 0 > $F1/reads; echo 0 > $F1/writes
+	/selftests/qpiperf <<EOT > /tmp/bmark
+open a uncore_qpi_1 0x14 socket=1 single
+sh sleep 0.5
+sh [ $1 = 0 ] || echo 0x400200 > $F1/foreign_ctl
+sh sleep 1
+sh echo 0 > $F1/foreign_ctl
+sh sleep 1
+read a
+EOT
+	echo $(($(cat $F1/reads) + $(cat $F1/writes)))
+}
+mark_cost()
+{
+	fw=/sys/bus/event_source/devices/uncore_qpi_1/foreign_writes
+	base=$(mark_run 0)
+	before=$(cat $fw)
+	with=$(mark_run 1)
+	echo "BENCH foreign_marks=$(($(cat $fw) - before))"
+	echo "BENCH foreign_mark_accesses=$((with - base))"
+	sed -n 's/^a value=[0-9]* enabled=\([0-9]*\) running=\([0-9]*\)$/\1 \2/p' /tmp/bmark |
+		awk '{ printf "BENCH foreign_mark_out_us=%.0f\n", ($1 - $2) / 1000 }'
+	echo "BENCH mux_interval_ms=$(cat /sys/bus/event_source/devices/uncore_qpi_1/perf_event_mux_interval_ms)"
+}
+
 insmod /lib/modules/qpi/qpisim.ko platform="$QPI_PLATFORM"
 for driver in qpi_uncore intel_uncore; do
 	if [ $driver = qpi_uncore ]; then
@@ -141,6 +177,7 @@ for driver in qpi_uncore intel_uncore; do
 	qpibench latency 100000 | sed 's/^/BENCH /'
 	# shellcheck disable=SC2086
 	qpibench stime perf stat -a -I 10 $EVS sleep 10 2>/dev/null | grep time_ms | sed 's/^/BENCH /'
-	[ $driver = qpi_uncore ] && sampling && freeze_cost && pace_cost && foreign_cost
+	[ $driver = qpi_uncore ] && sampling && freeze_cost && pace_cost && foreign_cost &&
+		mark_cost
 	if [ $driver = qpi_uncore ]; then rmmod qpi_uncore; else rmmod intel_uncore; fi
 done
