@@ -27,8 +27,9 @@ expect_eq "qpi umask" "$(cat "$f/umask")" "config:8-15"
 expect_eq "qpi edge" "$(cat "$f/edge")" "config:18"
 expect_eq "qpi inv" "$(cat "$f/inv")" "config:23"
 expect_eq "qpi thresh" "$(cat "$f/thresh")" "config:24-31"
+expect_eq "qpi driver_event" "$(cat "$f/driver_event")" "config:56-63"
 f=$PMUS/uncore_r3qpi_1/format
-expect_eq "r3qpi formats" "$(ls "$f" | paste -sd' ' -)" "edge event thresh umask"
+expect_eq "r3qpi formats" "$(ls "$f" | paste -sd' ' -)" "driver_event edge event thresh umask"
 expect_eq "r3qpi event" "$(cat "$f/event")" "config:0-7"
 t_end
 
