@@ -120,6 +120,21 @@ conftest_refusal() {
 	fi
 }
 
+# The tree's modules as the guests want them: QPIU_TEST_HOOKS, which a
+# production build (make install) lacks; kbuild rebuilds on the changed
+# flags.  The hook parameters are there, or the tests that need them skip.
+test_build() {
+	local log ko=$repo/drivers/qpi_uncore/qpi_uncore.ko
+	if log=$(make -C "$repo" QPIU_TEST_HOOKS=1 modules 2>&1) &&
+	   modinfo -p "$ko" | grep -q '^test_resched_busy:' &&
+	   modinfo -p "$ko" | grep -q '^test_destroy_delay_ms:'; then
+		echo "ok 1 the guests' modules are the test build (QPIU_TEST_HOOKS)"
+	else
+		tail -n 20 <<< "$log" | sed 's/^/# /'
+		echo "not ok 1 the guests' modules are the test build (QPIU_TEST_HOOKS)"
+	fi
+}
+
 sparse_check() {
 	local log
 	log=$(make -C "$repo" sparse 2>&1)
@@ -211,6 +226,10 @@ stage unittest flat make -s -C tools/unittest run
 # qpistat's HTTP parser and server, one result per case
 stage qpistat-unit flat make -s -C tools/qpistat test
 stage packaging flat tools/packaging/test.sh
+# make install (packaging) rebuilt the tree's modules as users get them;
+# the guests below load the tree's modules as they are (--no-build) and
+# need the test build's knobs
+stage test-build flat test_build
 # A stage's timeout is there to catch a wedged guest, not to pace it: the
 # whole suite takes about 8 minutes on an idle two-core host.
 stage vm-snbep-2s vm tools/vm/run-vm --platform snbep --sockets 2 --no-build --timeout 1800
