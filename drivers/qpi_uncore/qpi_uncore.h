@@ -264,10 +264,12 @@ void qpiu_hotplug_exit(void);
 void qpiu_test_destroy_delay(void);
 void qpiu_test_open_delay(struct qpiu_box *box, int cpu);
 void qpiu_test_reader_delay(void);
+void qpiu_test_resched_asked(int n);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_open_delay(struct qpiu_box *box, int cpu) { }
 static inline void qpiu_test_reader_delay(void) { }
+static inline void qpiu_test_resched_asked(int n) { }
 #endif
 
 /* qpi_uncore_reject.c */

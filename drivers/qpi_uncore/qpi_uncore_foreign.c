@@ -96,8 +96,8 @@ bool qpiu_foreign_check(struct qpiu_box *box)
 		qpiu_event_start_locked(box, event);
 	}
 	/* under box->lock, so that a test sees it with the rewrite */
-	if (resched)
-		set_bit(box->socket, box->pmu->resched);
+	if (resched && !test_and_set_bit(box->socket, box->pmu->resched))
+		qpiu_test_resched_asked(1);
 	if (!checked)
 		return false;
 	if (!nr || box->foreign) {
@@ -152,13 +152,15 @@ static void qpiu_foreign_resched_fn(struct work_struct *work)
 		if (box && !READ_ONCE(box->dead))
 			cpu = READ_ONCE(box->cpu);
 		rcu_read_unlock();
-		if (cpu < 0)
-			continue;
 		/* the reader going offline meanwhile: nothing to schedule */
-		event = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL,
-							 NULL);
-		if (!IS_ERR(event))
-			perf_event_release_kernel(event);
+		if (cpu >= 0) {
+			event = perf_event_create_kernel_counter(&attr, cpu,
+								 NULL, NULL,
+								 NULL);
+			if (!IS_ERR(event))
+				perf_event_release_kernel(event);
+		}
+		qpiu_test_resched_asked(-1);
 	}
 }
 
@@ -168,57 +170,9 @@ void qpiu_foreign_resched(struct qpiu_box *box)
 	queue_work(system_wq, &box->pmu->resched_work);
 }
 
-#ifdef QPIU_TEST_HOOKS
-/*
- * Test builds: 1 while a PMU has marked events that perf has not been
- * made to schedule again yet, so that a test can wait until the refusal
- * (and perf's rotation after it) is behind it before it injects traffic.
- */
-static struct qpiu_pmu *qpiu_foreign_pmus[QPIU_NR_BOX_KINDS][QPIU_MAX_BOXES];
-
-static int qpiu_resched_busy_get(char *buf, const struct kernel_param *kp)
-{
-	bool busy = false;
-	unsigned int k, i;
-
-	mutex_lock(&qpiu_reg_mutex);
-	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
-		for (i = 0; i < QPIU_MAX_BOXES; i++) {
-			struct qpiu_pmu *qpmu = qpiu_foreign_pmus[k][i];
-
-			busy |= qpmu &&
-				(!bitmap_empty(qpmu->resched,
-					       QPIU_MAX_SOCKETS) ||
-				 work_busy(&qpmu->resched_work));
-		}
-	}
-	mutex_unlock(&qpiu_reg_mutex);
-	return sysfs_emit(buf, "%d\n", busy);
-}
-
-static const struct kernel_param_ops qpiu_resched_busy_ops = {
-	.get = qpiu_resched_busy_get,
-};
-
-module_param_cb(test_resched_busy, &qpiu_resched_busy_ops, NULL, 0444);
-MODULE_PARM_DESC(test_resched_busy,
-		 "Test builds: 1 while events marked by a foreign writer wait for perf to schedule them again");
-
-static void qpiu_foreign_track(struct qpiu_pmu *qpmu, struct qpiu_pmu *val)
-{
-	lockdep_assert_held(&qpiu_reg_mutex);
-	qpiu_foreign_pmus[qpmu->desc->kind][qpmu->idx] = val;
-}
-#else
-static void qpiu_foreign_track(struct qpiu_pmu *qpmu, struct qpiu_pmu *val)
-{
-}
-#endif
-
 void qpiu_foreign_pmu_init(struct qpiu_pmu *qpmu)
 {
 	INIT_WORK(&qpmu->resched_work, qpiu_foreign_resched_fn);
-	qpiu_foreign_track(qpmu, qpmu);
 }
 
 /*
@@ -227,8 +181,10 @@ void qpiu_foreign_pmu_init(struct qpiu_pmu *qpmu)
  */
 void qpiu_foreign_pmu_exit(struct qpiu_pmu *qpmu)
 {
-	qpiu_foreign_track(qpmu, NULL);
 	cancel_work_sync(&qpmu->resched_work);
+	/* requests the cancelled work will not serve */
+	qpiu_test_resched_asked(-(int)bitmap_weight(qpmu->resched,
+						    QPIU_MAX_SOCKETS));
 }
 
 /*

@@ -100,3 +100,19 @@ void qpiu_test_reader_delay(void)
 	if (ms)
 		msleep(ms);
 }
+
+/*
+ * Reschedules a foreign writer's mark asked for (qpi_uncore_foreign.c) and
+ * not yet made: a test injects traffic only once it reads 0, when the
+ * refused events are back after perf's rotation.
+ */
+static atomic_t qpiu_test_resched_pending = ATOMIC_INIT(0);
+module_param_cb(test_resched_busy, &qpiu_test_atomic_ops,
+		&qpiu_test_resched_pending, 0444);
+MODULE_PARM_DESC(test_resched_busy,
+		 "test builds: reschedules asked for by a foreign writer's mark and not yet made");
+
+void qpiu_test_resched_asked(int n)
+{
+	atomic_add(n, &qpiu_test_resched_pending);
+}
