@@ -55,7 +55,8 @@ wait_for() { echo "sh i=0; until $1; do [ \$i -ge 600 ] && { echo 'sh error: tim
 # and its rotation put them back, so that traffic reaches every event.  A
 # read-back that rewrites the control asks for that schedule under the box
 # lock, so the control, then nothing asked, then the control again.
-settled() { wait_for "[ \$($QPICFG $1 rd $CTL0) = $2 ] && [ \$(cat $BUSY) = 0 ] && [ \$($QPICFG $1 rd $CTL0) = $2 ]"; }
+settled_cond() { echo "[ \$($QPICFG $1 rd $CTL0) = $2 ] && [ \$(cat $BUSY) = 0 ] && [ \$($QPICFG $1 rd $CTL0) = $2 ]"; }
+settled() { wait_for "$(settled_cond "$1" "$2")"; }
 
 # enabled and running of NAME's last read, or of its Nth read
 times_of()
@@ -257,7 +258,7 @@ echo 'event socket=1 box=qpi1 event=0x14 count=100' > $DBG/inject
 echo 0x400200 > $DBG/socket1/qpi1/foreign_ctl
 until [ \$(cat $PMUS/uncore_qpi_1/$FW) -gt \$base ]; do sleep 0.05; done
 echo 0 > $DBG/socket1/qpi1/foreign_ctl
-until [ \$($QPICFG $Q1 rd $CTL0) = 0x00400014 ] && [ \$(cat $BUSY) = 0 ] && [ \$($QPICFG $Q1 rd $CTL0) = 0x00400014 ]; do sleep 0.05; done
+until $(settled_cond $Q1 0x00400014); do sleep 0.05; done
 echo 'event socket=1 box=qpi1 event=0x14 count=50' > $DBG/inject
 EOT
 out=$(timeout 60 perf stat -a -x, -e uncore_qpi_1/event=0x14/ \

@@ -39,8 +39,6 @@ const char *check_root = "";
 #define CTL_CMP_MASK	(~((1u << 20) | (1u << 17)))	/* not ov_en, rst */
 #define QPI_CLK_CTL	(CTL_EN | 0x14)
 #define R3_CLK_CTL	(CTL_EN | 0x01)
-/* qpi_uncore's foreign_writes event: driver_event=1, config:56-63 */
-#define FOREIGN_WRITES	(1ULL << 56)
 #define CTL0		0xd8
 #define RATE_STATUS	0xd4
 #define UBOX_NODEID	0x40
@@ -860,7 +858,7 @@ static int open_pmu(int kind, int idx)
 			if (e->fd < 0)
 				return -errno;
 			/* no counter taken; an older module has no such event */
-			attr.config = FOREIGN_WRITES;
+			attr.config = FOREIGN_WRITES_CONFIG;
 			attr.read_format = 0;
 			e->fw_fd = has_fw ? syscall(SYS_perf_event_open, &attr, -1,
 						    cpu, -1, 0) : -1;

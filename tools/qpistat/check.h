@@ -13,6 +13,12 @@
 enum { CK_PASS, CK_WARN, CK_FAIL, CK_SKIP };
 
 /*
+ * qpi_uncore's foreign_writes event (driver_event=1, config:56-63), which
+ * both the check and qpistat's groups open beside their counters.
+ */
+#define FOREIGN_WRITES_CONFIG	(1ULL << 56)
+
+/*
  * Prefix of every /sys and /proc path (default ""): the host tests point
  * it at a fake tree.
  */

@@ -82,8 +82,6 @@ enum { FMT_TABLE, FMT_JSON, FMT_PROM };
 static const uint64_t qpi_cfg[] = { 0x14, 0x0201, 0x0401, 0x0200 };
 /* R3QPI: clockticks, VNA and VN0 credit rejects of every message class */
 static const uint64_t r3_cfg[] = { 0x01, 0x3f34, 0x3f37 };
-/* qpi_uncore's foreign_writes: driver_event=1 (config:56-63) */
-#define FOREIGN_WRITES_CFG	(1ULL << 56)
 
 static int read_str(const char *path, char *buf, size_t len)
 {
@@ -277,7 +275,7 @@ static int open_pmu(int kind, int idx)
 			if (fw) {
 				struct perf_event_attr attr = {
 					.size = sizeof(attr), .type = type,
-					.config = FOREIGN_WRITES_CFG,
+					.config = FOREIGN_WRITES_CONFIG,
 					.read_format = PERF_FORMAT_GROUP,
 				};
 
