@@ -14,7 +14,7 @@ ktap_plan 5
 P=/tmp/qpipace
 mkdir -p $P
 TR=/sys/kernel/debug/tracing
-# QPIU_LOOK_SAMPLES in qpi_uncore_event.c
+# QPIU_LOOK_SAMPLES in qpi_uncore_look.c
 BUDGET=64
 
 qpiu_unload

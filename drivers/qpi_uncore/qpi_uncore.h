@@ -123,7 +123,7 @@ struct qpiu_box {
 	u64 fold_ns;
 	u64 fold_next;			/* ktime of the next fold of counts */
 	/*
-	 * Sampling (qpi_uncore_event.c): when the box was last looked at,
+	 * Sampling (qpi_uncore_look.c): when the box was last looked at,
 	 * the interval that look chose, and each counter's event and
 	 * hw.period_left as that look left them, for the rate of each.
 	 */
@@ -198,7 +198,8 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   sbox      the Xeon 7500 S-Box PMUs: detection, two boxes per socket
  *   registry  PMUs and boxes: creation, removal, readers, mask/match
  *   sysfs     format/, events/, cpumask, link_speed
- *   event     perf callbacks, the box timer, sampling checks
+ *   event     perf callbacks, sampling checks
+ *   look      the box timer: folds, read-backs, sampling looks and pacing
  *   opening   events between event_init and their reader's context
  *   foreign   reading counter controls back: foreign writers, their
  *             foreign_writes event, and perf's schedule that shows the mark
@@ -336,13 +337,31 @@ void qpiu_foreign_ev_read(struct qpiu_box *box, struct perf_event *event);
 /* qpi_uncore_event.c */
 void qpiu_pmu_set_callbacks(struct pmu *pmu);
 
+/* qpi_uncore_look.c */
+/* A sampling event that completed @n periods of @period events. */
+struct qpiu_due {
+	struct perf_event *event;
+	u64 period;
+	u64 n;
+};
+
+static inline bool qpiu_running(const struct perf_event *event)
+{
+	return event && !(event->hw.state & PERF_HES_STOPPED);
+}
+
+bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max);
+u64 qpiu_box_first_ns(const struct qpiu_box *box);
+void qpiu_look_sampling_started(struct qpiu_box *box);
+void qpiu_look_sampling_gone(struct qpiu_box *box);
+enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer);
+
 /* qpi_uncore_opening.c */
 int qpiu_opening_add(struct qpiu_pmu *qpmu, struct perf_event *event);
 void qpiu_opening_set_cpu(struct qpiu_pmu *qpmu, struct perf_event *event,
 			  int cpu);
 void qpiu_opening_del(struct qpiu_pmu *qpmu, struct perf_event *event);
 bool qpiu_pmu_settle_reader(struct qpiu_pmu *qpmu, int old_cpu);
-enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer);
 
 /* qpi_uncore_sysfs.c */
 int qpiu_sysfs_init(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind);

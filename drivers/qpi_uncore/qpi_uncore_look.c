@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The look engine: the box timer, which folds counts, reads counter
+ * controls back and looks for sampling events that completed a period;
+ * what it collects and re-arms, when it looks next, and the tick that
+ * paces samples to perf's limit.  The perf callbacks (qpi_uncore_event.c)
+ * start it and hand it what they stop.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "qpi_uncore.h"
+
+/*
+ * Overflows are looked for from the box timer, so a sample is taken at most
+ * this long after the counter carried out of its top bit.
+ */
+static unsigned int qpiu_poll_us = 1000;
+static struct qpiu_uint_param qpiu_poll_us_param = {
+	.val = &qpiu_poll_us, .min = 100, .max = 100000,
+};
+module_param_cb(sample_poll_us, &qpiu_uint_param_ops, &qpiu_poll_us_param,
+		0644);
+MODULE_PARM_DESC(sample_poll_us,
+		 "Sampling: how often (us, 100..100000) each box is checked for overflows; the longest delay from overflow to sample");
+
+/*
+ * How looks are scheduled (Documentation/qpi_uncore.rst, "Sampling"): the
+ * next look comes when the first sampling event of the box is expected to
+ * complete its period at the rate it counted since the last look, plus a
+ * quarter of sample_poll_us, so that at a steady rate the look finds the
+ * period just complete; never sooner than sample_poll_us after the last.
+ * Without traffic the interval doubles up to QPIU_LOOK_MAX_NS, which bounds
+ * the delay from an overflow to its sample after a burst from idle and the
+ * cost of an idle sampling event: 10 looks of 3 config reads a second.
+ */
+#define QPIU_LOOK_MAX_NS	(100 * NSEC_PER_MSEC)
+
+/*
+ * Work per look: at most this many samples per box; periods beyond it are
+ * carried over, in order, to a look QPIU_CARRY_NS later (but see
+ * QPIU_PACE_MAX).
+ */
+#define QPIU_LOOK_SAMPLES	64
+#define QPIU_CARRY_NS		(20 * NSEC_PER_USEC)
+
+/*
+ * perf counts an event's samples between two ticks of its CPU, throttles
+ * it at max_samples_per_tick (a THROTTLE record) and lifts the throttle at
+ * the next tick (UNTHROTTLE).  An idle NO_HZ reader CPU may take no tick
+ * for seconds: perf's count would then never start afresh, and a throttle
+ * never end.  So after the box offered samples, a timer gives the reader
+ * CPU its next tick (qpiu_box_want_tick()).  And as a look may find the
+ * periods of several bursts at once, the box offers at most half of
+ * perf's default limit (DIV_ROUND_UP(100000, HZ); the live value is not
+ * visible to modules) between two runs of that timer and carries the rest
+ * over.  The timer runs after perf's part of a tick, but a look may come
+ * in between, so one tick of perf's may hold the samples of two of the
+ * box's windows: two halves stay below the limit.  Up to QPIU_PACE_MAX
+ * periods of an event are paced so; more are offered at once, and perf
+ * throttles as it would.
+ */
+#define QPIU_TICK_SAMPLES	((DIV_ROUND_UP(100000, HZ) - 1) / 2)
+#define QPIU_PACE_MAX		(16 * QPIU_TICK_SAMPLES)
+
+static u64 qpiu_poll_ns(void)
+{
+	return (u64)READ_ONCE(qpiu_poll_us) * NSEC_PER_USEC;
+}
+
+/*
+ * The whole periods that @event completed, at most @max of them: n of the
+ * one armed; what came after the last of them starts the next period, as
+ * on x86, where period_left <= 0 means "overflowed by that much".  Periods
+ * beyond @max stay in hw.period_left for the next look.  They are no
+ * longer carried (QPIU_HES_DUE) once taken.
+ */
+bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max)
+{
+	struct hw_perf_event *hwc = &event->hw;
+	s64 left = local64_read(&hwc->period_left);
+	u64 period = hwc->last_period;
+	u64 n;
+
+	hwc->state &= ~QPIU_HES_DUE;
+	if (left > 0 || !period)
+		return false;
+	n = 1 + (u64)-left / period;
+	if (n > max) {
+		/* the rest, for qpiu_event_arm() and the next look */
+		hwc->state |= QPIU_HES_DUE;
+		if (!max)
+			return false;
+		n = max;
+		local64_add(n * period, &hwc->period_left);
+	} else {
+		local64_set(&hwc->period_left, -(s64)((u64)-left % period));
+	}
+	due->event = event;
+	due->period = period;
+	due->n = n;
+	return true;
+}
+
+/*
+ * Look for sampling events that completed a period.  When one has, freeze
+ * the box and bring every count up to date, so that the counts are of one
+ * instant; the box stays frozen until qpiu_box_rearm(), which the caller
+ * runs at once: every counter of the box stops while frozen, counting ones
+ * included.  @seen gets each sampling counter's hw.period_left before any
+ * period is taken.  Returns the number of entries in @due.
+ */
+static unsigned int qpiu_box_collect(struct qpiu_box *box,
+				     struct qpiu_due *due, s64 *seen)
+{
+	const struct qpiu_box_desc *desc = box->pmu->desc;
+	unsigned int i, nr = 0;
+	u32 status = 0, armed = 0, over = 0, carried = 0;
+	u64 budget = QPIU_LOOK_SAMPLES, paced = box->tick_budget, max;
+	bool any = false;
+
+	box->carried = false;
+	for (i = 0; i < desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+
+		if (!qpiu_running(event) || !is_sampling_event(event))
+			continue;
+		qpiu_event_update(box, event);
+		seen[i] = local64_read(&event->hw.period_left);
+		any |= seen[i] <= 0;
+	}
+	if (!any || box->dead)
+		return 0;
+
+	qpiu_box_freeze(box, true);
+	for (i = 0; i < desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+
+		if (!qpiu_running(event))
+			continue;
+		qpiu_event_update(box, event);
+		if (!(event->hw.config & UNC_CTL_OV_EN))
+			continue;
+		armed |= BIT(i);
+		/* its period completed before a restart: BOX_STATUS has no bit */
+		if (event->hw.state & QPIU_HES_DUE)
+			carried |= BIT(i);
+	}
+	if (armed)
+		status = qpiu_box_read_status(box);
+
+	for (i = 0; i < desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+		s64 left;
+
+		if (!qpiu_running(event) || !is_sampling_event(event) ||
+		    local64_read(&event->hw.period_left) > 0)
+			continue;
+		left = local64_read(&event->hw.period_left);
+		over |= BIT(i);
+		/* perf writes a sample on the event's own CPU only */
+		if (event->oncpu != smp_processor_id())
+			continue;
+		/*
+		 * Throttled: perf drops them all until its next tick.  Past
+		 * QPIU_PACE_MAX: perf throttles them, in one call, after its
+		 * limit of a tick.  Nothing to pace either way.
+		 */
+		if (qpiu_sample_throttled(event) ||
+		    (event->hw.last_period &&
+		     (u64)-left / event->hw.last_period >= QPIU_PACE_MAX))
+			max = U64_MAX;
+		else
+			max = min(budget, paced);
+		if (qpiu_take_due(event, &due[nr], max)) {
+			if (max != U64_MAX) {
+				budget -= due[nr].n;
+				paced -= min(paced, due[nr].n);
+			}
+			nr++;
+		}
+		box->carried |= !!(event->hw.state & QPIU_HES_DUE);
+	}
+	box->tick_budget = paced;
+
+	/*
+	 * The counter is the record; BOX_STATUS must agree with it.  A box
+	 * that disagrees is not behaving as the guide says: say so once.
+	 * Periods carried over by the last look have no bit any more.
+	 */
+	if ((status ^ over) & armed & ~carried && !box->warned_status) {
+		box->warned_status = true;
+		pr_warn("%s: socket %u: BOX_STATUS 0x%x, but counters 0x%x completed their period\n",
+			box->pmu->name, box->socket, status & armed,
+			over & armed);
+	}
+	qpiu_box_clear_status(box, status & armed);
+	return nr;
+}
+
+/* Start the next periods of the events in @due; unfreeze the box. */
+static void qpiu_box_rearm(struct qpiu_box *box, struct qpiu_due *due,
+			   unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		struct perf_event *event = due[i].event;
+		struct hw_perf_event *hwc = &event->hw;
+		u64 start;
+
+		if (!qpiu_running(event) || hwc->idx < 0 ||
+		    box->events[hwc->idx] != event)
+			continue;
+		start = qpiu_event_arm(box, event);
+		local64_set(&hwc->prev_count, start);
+		qpiu_box_write_counter(box, hwc->idx, start);
+	}
+	qpiu_box_freeze(box, false);
+}
+
+/*
+ * When to look next, @now being this look: see QPIU_LOOK_MAX_NS.  @seen
+ * holds what each sampling counter had left of its period at this look,
+ * before its completed periods were taken.
+ */
+static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
+{
+	u64 poll = qpiu_poll_ns(), cap = max_t(u64, poll, QPIU_LOOK_MAX_NS);
+	u64 gap = now - box->look_ns, next = U64_MAX;
+	bool moved = false, unknown = false;
+	unsigned int i;
+
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+		s64 left;
+
+		if (!qpiu_running(event) || !is_sampling_event(event)) {
+			box->look_ev[i] = NULL;
+			continue;
+		}
+		left = local64_read(&event->hw.period_left);
+		if (box->look_ev[i] != event) {
+			unknown = true;
+		} else if (seen[i] < box->look_left[i]) {
+			u64 used = box->look_left[i] - seen[i];
+
+			moved = true;
+			/* at the same rate, the period completes in left/rate */
+			if (left > 0)
+				next = min(next, mul_u64_u64_div_u64(left, gap,
+								     used));
+			else
+				next = 0;
+		}
+		box->look_ev[i] = event;
+		box->look_left[i] = left;
+	}
+	box->look_ns = now;
+	/* out of budget: qpiu_box_tick() restarts the timer */
+	if (box->carried)
+		return box->tick_budget ? QPIU_CARRY_NS : TICK_NSEC;
+	if (moved)
+		next = clamp(next + poll / 4, poll, cap);
+	else if (unknown)
+		next = poll;
+	else
+		next = clamp(2 * box->look_gap, poll, cap);
+	box->look_gap = next;
+	return next;
+}
+
+/*
+ * The timer runs in a tick of the reader CPU, after perf started its count
+ * of samples afresh and lifted throttles: the box may offer a tick's worth
+ * again, and takes what it carries over now.
+ */
+static void qpiu_box_tick(struct timer_list *t)
+{
+	struct qpiu_box *box = container_of(t, struct qpiu_box, tick_timer);
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	box->tick_budget = QPIU_TICK_SAMPLES;
+	if (box->carried && box->n_sampling && !box->dead &&
+	    box->cpu == smp_processor_id())
+		hrtimer_start(&box->hrtimer, 0, HRTIMER_MODE_REL_PINNED_HARD);
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+}
+
+/*
+ * After samples were offered, or while perf throttles an event of the
+ * box: a timer for the next jiffy on this, the reader, CPU.  A NO_HZ idle
+ * CPU programs its tick for its next timer, so that jiffy brings a tick,
+ * and perf its part of it.
+ */
+static void qpiu_box_want_tick(struct qpiu_box *box)
+{
+	if (!box->tick_timer_ready || timer_pending(&box->tick_timer))
+		return;
+	mod_timer(&box->tick_timer, jiffies + 1);
+}
+
+static bool qpiu_box_throttled(const struct qpiu_box *box)
+{
+	unsigned int i;
+
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++)
+		if (box->events[i] && is_sampling_event(box->events[i]) &&
+		    qpiu_sample_throttled(box->events[i]))
+			return true;
+	return false;
+}
+
+/*
+ * perf throttled an event while it was handed its samples: the periods it
+ * still carries are dropped now, as perf drops whatever comes until its
+ * next tick, which may come before the next look.  perf's THROTTLE record
+ * accounts for them.
+ */
+static void qpiu_box_drop_carried(struct qpiu_box *box)
+{
+	struct qpiu_due due;
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
+		struct perf_event *event = box->events[i];
+
+		if (event && is_sampling_event(event) &&
+		    qpiu_sample_throttled(event) &&
+		    (event->hw.state & QPIU_HES_DUE) &&
+		    qpiu_take_due(event, &due, U64_MAX))
+			/* the counter is armed for the boundary after them */
+			local64_add(due.period, &event->hw.period_left);
+	}
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+}
+
+static void qpiu_box_fold(struct qpiu_box *box)
+{
+	unsigned int i;
+
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++)
+		if (qpiu_running(box->events[i]))
+			qpiu_event_update(box, box->events[i]);
+}
+
+/*
+ * Foreign writers: read the counter controls back when due, after any
+ * sampling look has unfrozen the box.  Returns the time to the next
+ * read-back, U64_MAX when off; @resched is set when perf should schedule
+ * the box's events again.
+ */
+static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
+{
+	u64 interval = qpiu_foreign_interval_ns();
+
+	if (!interval)
+		return U64_MAX;
+	if (now >= box->check_next) {
+		*resched = qpiu_foreign_check(box);
+		box->check_next = now + interval;
+	}
+	return box->check_next - now;
+}
+
+enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
+{
+	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
+	struct qpiu_due due[UNC_MAX_CTRS];
+	s64 seen[UNC_MAX_CTRS];
+	unsigned int nr = 0, i;
+	unsigned long flags;
+	u64 now = ktime_get_ns(), next;
+	bool throttled = false, resched = false;
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	if (!box->n_active || box->dead) {
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+		return HRTIMER_NORESTART;
+	}
+	next = box->fold_ns;
+	if (box->n_sampling) {
+		nr = qpiu_box_collect(box, due, seen);
+		qpiu_box_rearm(box, due, nr);
+		next = qpiu_box_plan(box, now, seen);
+		if (nr || box->carried || qpiu_box_throttled(box))
+			qpiu_box_want_tick(box);
+	}
+	if (now >= box->fold_next) {
+		qpiu_box_fold(box);
+		box->fold_next = now + box->fold_ns;
+	}
+	next = min(next, box->fold_next - now);
+	next = min(next, qpiu_box_check_due(box, now, &resched));
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+	if (resched)
+		qpiu_foreign_resched(box);
+
+	/*
+	 * Unlocked, and with the box counting again: perf reads group members
+	 * through pmu->read(), which folds what they counted since the
+	 * snapshot.
+	 */
+	for (i = 0; i < nr; i++) {
+		qpiu_sample_emit(due[i].event, due[i].period, due[i].n);
+		throttled |= qpiu_sample_throttled(due[i].event);
+	}
+	if (throttled)
+		qpiu_box_drop_carried(box);
+	hrtimer_forward_now(hrtimer, ns_to_ktime(next));
+	return HRTIMER_RESTART;
+}
+
+/* The box timer's first run: a look, a fold or a read-back, the soonest. */
+u64 qpiu_box_first_ns(const struct qpiu_box *box)
+{
+	u64 first = box->n_sampling ? qpiu_poll_ns() : box->fold_ns;
+	u64 check = qpiu_foreign_interval_ns();
+
+	return check ? min(first, check) : first;
+}
+
+/*
+ * The box's first sampling event was added: its tick timer, set up once
+ * (on the reader CPU, pinned), and a fresh rate estimate.
+ */
+void qpiu_look_sampling_started(struct qpiu_box *box)
+{
+	if (!box->tick_timer_ready) {
+		timer_setup(&box->tick_timer, qpiu_box_tick, TIMER_PINNED);
+		box->tick_timer_ready = true;
+		box->tick_budget = QPIU_TICK_SAMPLES;
+	}
+	box->look_gap = 0;
+}
+
+/*
+ * A sampling event of the box is gone: its tick timer may still be queued.
+ * perf deleted the event before; the timer is armed again only while the
+ * box has sampling events, each of which passes here.
+ */
+void qpiu_look_sampling_gone(struct qpiu_box *box)
+{
+	if (READ_ONCE(box->tick_timer_ready))
+		timer_delete_sync(&box->tick_timer);
+}
