@@ -76,12 +76,13 @@ exec 8<> $P/ctl 9<> $P/ack
 perf stat -a -x, -D -1 --control fifo:$P/ctl,$P/ack -e "$names" \
 	-- sh -c "read -r x < $P/done" > $P/stat 2>&1 &
 perfpid=$!
-# ctl CMD: one command to perf stat, and its ack
+# ctl CMD: one command to perf stat, and its ack (the first comes once
+# perf opened every event: seconds in TCG)
 ctl()
 {
 	echo "$1" >&8
 	# shellcheck disable=SC3045
-	read -r -t 120 _ <&9 || {
+	read -r -t 300 _ <&9 || {
 		fail "perf stat gave no ack to '$1': $(head -c 300 $P/stat)"
 		return 1
 	}
