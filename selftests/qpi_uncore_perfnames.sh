@@ -23,7 +23,8 @@ ENCODE='function encode(s,  t, kv, i, j, n, v, ev, um) {
 		if (kv[1] == "event") ev = n; else if (kv[1] == "umask") um = n }
 	return sprintf("0x%08x", (ev % 256) + int(ev / 256) % 2 * 2097152 + um * 256 + 4194304 + 131072) }'
 
-perf list --details 2>/dev/null | awk '
+# "pmu": the PMUs' events only, not the tracepoints too (half the time)
+perf list --details pmu 2>/dev/null | awk '
 	/^  unc_(q|r3)_/ { name = $1; next }
 	name && /uncore_(qpi|r3qpi)_[0-9]+\// {
 		split($1, p, "/"); print name, p[1], p[2]; name = "" }' > /tmp/perfev
