@@ -73,7 +73,8 @@ names=$(awk '{ printf "%s%s", s, $2; s = "," }' $P/want)
 # shellcheck disable=SC3045 # busybox ash has ulimit -n and read -t
 ulimit -n 4096
 # the FIFOs opened read-write: no open blocks, whatever perf does first
-exec 8<> $P/ctl 9<> $P/ack
+# (or if it died)
+exec 7<> $P/done 8<> $P/ctl 9<> $P/ack
 perf stat -a -x, -D -1 --control fifo:$P/ctl,$P/ack -e "$names" \
 	-- sh -c "read -r x < $P/done" > $P/stat 2>&1 &
 perfpid=$!
@@ -85,9 +86,11 @@ ctl()
 	# shellcheck disable=SC3045
 	read -r -t 300 _ <&9 || {
 		fail "perf stat gave no ack to '$1': $(head -c 300 $P/stat)"
+		acked=no
 		return 1
 	}
 }
+acked=yes
 : > $P/log
 batch=0
 while read -r b name _; do
@@ -100,10 +103,10 @@ while read -r b name _; do
 	ctl "enable $name" || break
 done < $P/want
 cat "$DBG/log" >> $P/log
-ctl disable
-echo go > $P/done
+[ $acked = no ] || ctl disable
+echo go >&7
 wait $perfpid || fail "perf stat: rc $?: $(head -c 300 $P/stat)"
-exec 8>&- 9>&-
+exec 7>&- 8>&- 9>&-
 awk 'FNR == NR { if ($1 == "batch") b = $2; else w[b] = w[b] $0 "\n"; next }
      index(w[$1], " " $3 " where=" $4 " size=4 val=" $5 "\n") == 0 {
 	print $2 ": no write of " $5 " to " $3 " " $4 }' \
