@@ -12,20 +12,19 @@ qpiu_unload
 expect_ok "load qpisim" qsim "$PLATFORM" qpi_ports=2 r3qpi_links=2 sockets=2
 expect_ok "load qpi_uncore" qpiu_load
 
-# encode "event=0x102,umask=0x08": the control value (with en and rst) the
-# driver writes for it
-encode()
-{
-	echo "$1" | awk -F, '{ ev = 0; um = 0
-		for (i = 1; i <= NF; i++) { split($i, kv, "=")
-			v = kv[2]; n = 0; sub(/^0x/, "", v)
-			for (j = 1; j <= length(v); j++)
-				n = n * 16 + index("0123456789abcdef", substr(tolower(v), j, 1)) - 1
-			if (kv[1] == "event") ev = n; else if (kv[1] == "umask") um = n }
-		printf "0x%08x\n", (ev % 256) + int(ev / 256) % 2 * 2097152 + um * 256 + 4194304 + 131072 }'
-}
+# awk's encode("event=0x102,umask=0x08"): the control value (with en and
+# rst) the driver writes for it
+ENCODE='function encode(s,  t, kv, i, j, n, v, ev, um) {
+	ev = 0; um = 0
+	for (i = split(s, t, ","); i > 0; i--) {
+		split(t[i], kv, "="); v = kv[2]; n = 0; sub(/^0x/, "", v)
+		for (j = 1; j <= length(v); j++)
+			n = n * 16 + index("0123456789abcdef", substr(tolower(v), j, 1)) - 1
+		if (kv[1] == "event") ev = n; else if (kv[1] == "umask") um = n }
+	return sprintf("0x%08x", (ev % 256) + int(ev / 256) % 2 * 2097152 + um * 256 + 4194304 + 131072) }'
 
-perf list --details 2>/dev/null | awk '
+# "pmu": the PMUs' events only, not the tracepoints too (half the time)
+perf list --details pmu 2>/dev/null | awk '
 	/^  unc_(q|r3)_/ { name = $1; next }
 	name && /uncore_(qpi|r3qpi)_[0-9]+\// {
 		split($1, p, "/"); print name, p[1], p[2]; name = "" }' > /tmp/perfev
@@ -35,62 +34,91 @@ echo "# perf knows $nq QPI and $nr R3QPI events on this CPU"
 
 t_begin "every_perf_event_has_our_alias"
 [ "$nq" -gt 0 ] && [ "$nr" -gt 0 ] || fail "perf lists no uncore QPI/R3QPI events"
+# one awk for the whole table (a process per event cost minutes in TCG)
+awk -v pmus="$PMUS" "$ENCODE"'
+	{ alias = $1; sub(/^unc_(q|r3)_/, "", alias)
+	  kind = $2; sub(/_[0-9]+$/, "", kind)
+	  f = pmus "/" kind "_0/events/" alias; ours = ""
+	  if ((getline ours < f) <= 0) print $1 ": no alias " kind "/" alias
+	  else if (encode(ours) != encode($3))
+		print $1 ": perf says " $3 ", our alias " ours
+	  close(f) }' /tmp/perfev > /tmp/perfbad
 bad=0
-while read -r name pmu enc; do
-	alias=${name#unc_q_}
-	alias=${alias#unc_r3_}
-	kind=${pmu%_*}
-	f=$PMUS/${kind}_0/events/$alias
-	if [ ! -f "$f" ]; then
-		fail "$name: no alias $kind/$alias"
-		bad=$((bad + 1))
-	elif [ "$(encode "$(cat "$f")")" != "$(encode "$enc")" ]; then
-		fail "$name: perf says $enc, our alias $(cat "$f")"
-		bad=$((bad + 1))
-	fi
-done < /tmp/perfev
+while read -r line; do
+	fail "$line"
+	bad=$((bad + 1))
+done < /tmp/perfbad
 expect_num "mismatches" "$bad" 0
 t_end
 
 t_begin "perf_names_program_our_control_values"
-# QPI: four per run fill one port's counters in order; R3QPI: one per run.
-checked=0
-grep '^unc_q_' /tmp/perfev > /tmp/perfq
-grep '^unc_r3_' /tmp/perfev > /tmp/perfr
-run_batch() # FUNCTION-BDF NAMES...
+# One perf stat opens every name, disabled (-D -1); its control FIFO then
+# enables them a batch at a time and disables them again, and the model's
+# log of config writes is kept per batch.  QPI: four per batch fill one
+# port's counters in order; R3QPI: one per batch.  perf starts once, not
+# once a batch: each start took seconds in TCG.
+P=/tmp/perfnames
+rm -rf $P
+mkdir -p $P
+mkfifo $P/ctl $P/ack $P/done
+# batch numbers: "BATCH NAME FUNCTION-BDF OFFSET WANT" per event
+awk "$ENCODE"'
+	/^unc_q_/ { if (i % 4 == 0) b++
+		    printf "%d %s 7f:08.2 0x%03x %s\n", b, $1, 216 + 4 * (i % 4), encode($3)
+		    i++ }
+	/^unc_r3_/ { r[++nr] = $1 " 7f:13.5 0x0d8 " encode($3) }
+	END { for (j = 1; j <= nr; j++) print b + j, r[j] }' /tmp/perfev > $P/want
+names=$(awk '{ printf "%s%s", s, $2; s = "," }' $P/want)
+# every name on every port and link of both sockets: more than 1024 fds
+# shellcheck disable=SC3045 # busybox ash has ulimit -n and read -t
+ulimit -n 4096
+# the FIFOs opened read-write: no open blocks, whatever perf does first
+# (or if it died)
+exec 7<> $P/done 8<> $P/ctl 9<> $P/ack
+perf stat -a -x, -D -1 --control fifo:$P/ctl,$P/ack -e "$names" \
+	-- sh -c "read -r x < $P/done" > $P/stat 2>&1 &
+perfpid=$!
+# ctl CMD: one command to perf stat, and its ack (the first comes once
+# perf opened every event: seconds in TCG)
+ctl()
 {
-	f=$1
-	shift
-	args=""
-	for n in "$@"; do args="$args -e $n"; done
-	echo clear > "$DBG/log"
-	# shellcheck disable=SC2086 # a word list
-	perf stat -a -x, $args true > /tmp/perfout 2>&1 ||
-		fail "perf stat $args: $(head -c 200 /tmp/perfout)"
-	i=0
-	for n in "$@"; do
-		enc=$(awk -v n="$n" '$1 == n { print $3 }' /tmp/perfev)
-		want=$(encode "$enc")
-		off=$(printf '0x%03x' $((0xd8 + 4 * i)))
-		grep -q "$f where=$off size=4 val=$want" "$DBG/log" ||
-			fail "$n: no write of $want to $f $off"
-		checked=$((checked + 1))
-		i=$((i + 1))
-	done
+	echo "$1" >&8
+	# shellcheck disable=SC3045
+	read -r -t 300 _ <&9 || {
+		fail "perf stat gave no ack to '$1': $(head -c 300 $P/stat)"
+		acked=no
+		return 1
+	}
 }
-set --
-while read -r name pmu enc; do
-	set -- "$@" "$name"
-	if [ $# -eq 4 ]; then
-		run_batch 7f:08.2 "$@"
-		set --
+acked=yes
+: > $P/log
+batch=0
+while read -r b name _; do
+	if [ "$b" != "$batch" ]; then
+		[ "$batch" = 0 ] || { cat "$DBG/log" >> $P/log; ctl disable || break; }
+		echo clear > "$DBG/log"
+		echo "batch $b" >> $P/log
+		batch=$b
 	fi
-done < /tmp/perfq
-[ $# -gt 0 ] && run_batch 7f:08.2 "$@"
-while read -r name pmu enc; do
-	run_batch 7f:13.5 "$name"
-done < /tmp/perfr
-expect_num "events checked" "$checked" $((nq + nr))
+	ctl "enable $name" || break
+done < $P/want
+cat "$DBG/log" >> $P/log
+[ $acked = no ] || ctl disable
+echo go >&7
+wait $perfpid || fail "perf stat: rc $?: $(head -c 300 $P/stat)"
+exec 7>&- 8>&- 9>&-
+awk 'FNR == NR { if ($1 == "batch") b = $2; else w[b] = w[b] $0 "\n"; next }
+     index(w[$1], " " $3 " where=" $4 " size=4 val=" $5 "\n") == 0 {
+	print $2 ": no write of " $5 " to " $3 " " $4 }' \
+	$P/log $P/want > $P/bad
+awk 'FNR == NR { split($0, f, ","); c[f[3]] = f[1]; next }
+	 !($2 in c) { print $2 ": perf stat printed no count" }
+	 ($2 in c) && c[$2] !~ /^[0-9]+$/ { print $2 ": perf stat counted " c[$2] }' \
+	$P/stat $P/want >> $P/bad
+while read -r line; do
+	fail "$line"
+done < $P/bad
+expect_num "events checked" "$(wc -l < $P/want)" $((nq + nr))
 t_end
 
 t_begin "raw_configs_of_existing_tools"
