@@ -22,9 +22,13 @@ enum plan_end { PLAN_RX, PLAN_TX };
 /* The bandwidth group of a QPI port, in counter order. */
 enum { BW_CLK, BW_DATA, BW_NONDATA, BW_TX_DATA };
 
-/* The link health events, each a series of its own. */
+/*
+ * The link health events, each a series of its own, in the order they are
+ * opened: perf gives turns in that order, so CRC errors in normal
+ * operation, what the alert watches, come first.
+ */
 enum {
-	H_CRC_INIT, H_CRC_NORMAL, H_STALL_FULL, H_STALL_ALMOST,
+	H_CRC_NORMAL, H_CRC_INIT, H_STALL_FULL, H_STALL_ALMOST,
 	H_L0P_TX, H_L0P_RX, H_L1, PLAN_NR_HEALTH,
 };
 
