@@ -1,0 +1,150 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# qpistat's plan on the guest's platform (run-vm --platform, which sets the
+# CPU model qpistat reads): SNB-EP and IVB-EP count each direction where it
+# is received, HSX and BDX where it is sent and never open an Rx flit
+# event; a socket's receive is what the other socket sent.  Exact counts
+# from qpisim traffic injected at both ends of two links; on HSX/BDX the
+# health events' series, exact where the event held the spare counter.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 4
+
+QPISTAT=/tools/bin/qpistat
+[ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
+
+case $PLATFORM in
+snbep) NAME=SNB-EP END=rx ;;
+ivbep) NAME=IVB-EP END=rx ;;
+hswep) NAME=HSX END=tx ;;
+bdx) NAME=BDX END=tx ;;
+*) echo "# qpistat_plan.sh: no plan for $PLATFORM"; exit $KSFT_SKIP ;;
+esac
+
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM" sockets=2 qpi_rate=7
+expect_ok "load qpi_uncore" qpiu_load
+
+# Socket 0 port 0 sends 1000 DRS (9 flits) and 500 HOM (1 flit) to socket
+# 1 port 0; socket 1 port 1 sends 200 DRS to socket 0 port 1.  qpisim has
+# no link map: both ends of each link are injected.
+TRAFFIC="echo 'packet socket=0 port=0 dir=tx mc=drs count=1000
+packet socket=0 port=0 dir=tx mc=hom_req count=500
+packet socket=1 port=0 dir=rx mc=drs count=1000
+packet socket=1 port=0 dir=rx mc=hom_req count=500
+packet socket=1 port=1 dir=tx mc=drs count=200
+packet socket=0 port=1 dir=rx mc=drs count=200' > $DBG/inject"
+
+t_begin "bandwidth_exact_at_the_planned_end"
+out=$("$QPISTAT" --json -- sh -c "$TRAFFIC")
+echo "$out" | grep -qF "\"platform\": \"$NAME\", \"measured_at\": \"$END\"}" ||
+	fail "not the $NAME plan: $out"
+if [ $END = tx ]; then
+	set -- \
+	'"clockticks": 4750, "tx_data_flits": 8000, "tx_nondata_flits": 1500, "rx_bytes": null, "tx_bytes": 64000, "rx_bandwidth_bytes_per_s": null' \
+	'"tx_utilization": 1.000000, "tx_protocol_overhead": 0.157895' \
+	'"clockticks": 900, "tx_data_flits": 1600, "tx_nondata_flits": 200, "rx_bytes": null, "tx_bytes": 12800' \
+	'"tx_utilization": 1.000000, "tx_protocol_overhead": 0.111111' \
+	'"clockticks": 4750, "tx_data_flits": 0, "tx_nondata_flits": 0, "rx_bytes": null, "tx_bytes": 0'
+	echo "$out" | grep -q 'rx_data_flits' && fail "Rx flits on $NAME: $out"
+else
+	set -- \
+	'"clockticks": 4750, "rx_data_flits": 8000, "rx_nondata_flits": 1500, "tx_data_flits": 0, "rx_bytes": 64000, "tx_bytes": 0' \
+	'"rx_utilization": 1.000000, "rx_protocol_overhead": 0.157895' \
+	'"clockticks": 4750, "rx_data_flits": 0, "rx_nondata_flits": 0, "tx_data_flits": 8000, "rx_bytes": 0, "tx_bytes": 64000' \
+	'"clockticks": 900, "rx_data_flits": 1600, "rx_nondata_flits": 200, "tx_data_flits": 0, "rx_bytes": 12800, "tx_bytes": 0'
+fi
+for want; do
+	echo "$out" | grep -qF "$want" || fail "no '$want' in: $out"
+done
+# per socket, either way: socket 0 received 12800 B and sent 64000 B
+echo "$out" | awk '{
+	match($0, /"interval_s": [0-9.]+/); t = substr($0, RSTART + 14, RLENGTH - 14)
+	split("12800 64000 64000 12800", want, " ")
+	s = $0; n = 0
+	while (match(s, /\], "rx_bandwidth_bytes_per_s": [0-9.]+, "tx_bandwidth_bytes_per_s": [0-9.]+\}/)) {
+		m = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+		gsub(/[^0-9., ]/, "", m); split(m, v, ", ")
+		for (k = 1; k <= 2; k++) {
+			got = v[k + 1] * t; w = want[2 * n + k]; d = got - w; if (d < 0) d = -d
+			if (d > w * 1e-6 + 0.01) { print "# socket " n " bytes " got " want " w; bad = 1 }
+		}
+		n++
+	}
+	exit bad || n != 2 }' || fail "socket receive/send bytes: $out"
+t_end
+
+t_begin "prometheus_series_of_the_plan"
+out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+if [ $END = tx ]; then
+	expect_lines "$out" \
+		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
+		'qpi_tx_flits_total{socket="0",port="0"} 9500' \
+		'qpi_tx_bytes_total{socket="1",port="1"} 12800' \
+		'qpi_tx_flits_total{socket="1",port="1"} 1800' \
+		'qpi_tx_bytes_total{socket="1",port="0"} 0' \
+		'qpi_clockticks_total{socket="0",port="1"} 900' \
+		'qpi_tx_utilization_ratio{socket="0",port="0"} 1.000000'
+	echo "$out" | grep -q '^qpi_rx_' && fail "Rx series on $NAME"
+else
+	expect_lines "$out" \
+		'qpi_rx_bytes_total{socket="1",port="0"} 64000' \
+		'qpi_rx_flits_total{socket="1",port="0"} 9500' \
+		'qpi_rx_bytes_total{socket="0",port="1"} 12800' \
+		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
+		'qpi_tx_bytes_total{socket="1",port="1"} 0'
+	echo "$out" | grep -q '^qpi_tx_flits_total' && fail "Tx flit series on $NAME"
+fi
+t_end
+
+# What qpistat programs into socket 0 port 0 while it counts: the plan's
+# bandwidth events on three or four counters, never an Rx flit event where
+# the plan counts at the sending end.
+t_begin "counters_hold_the_plan"
+regs=$("$QPISTAT" -- cat "$DBG/socket0/qpi0/regs")
+sel=$(echo "$regs" | sed -n 's/^ctl[0-3]=//p' | while read -r v; do
+	[ $((v & 0x400000)) -ne 0 ] && printf '0x%04x\n' $((v & 0xffff)); done | sort)
+if [ $END = tx ]; then
+	for e in 0x0014 0x0200 0x0400; do
+		echo "$sel" | grep -qx $e || fail "no $e among the enabled controls: $sel"
+	done
+	echo "$sel" | grep -qxE '0x0201|0x0401' && fail "an Rx flit event on $NAME: $sel"
+	# the fourth counter: one health event's turn
+	expect_num "enabled controls" "$(echo "$sel" | grep -c .)" 4
+else
+	expect_eq "enabled controls" "$(echo "$sel" | paste -sd' ' -)" "0x0014 0x0200 0x0201 0x0401"
+fi
+t_end
+
+# With perf's rotation stopped, the first health event (CRC errors in
+# normal operation) keeps the spare counter: its count is exact, and the
+# others say they never counted (no extrapolation from nothing).
+t_begin "health_series_and_their_counted_time"
+if [ $END = tx ]; then
+	mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
+	old=$(cat "$mux")
+	echo 100000 > "$mux"
+	out=$("$QPISTAT" --prometheus -- sh -c "echo 'event socket=0 box=qpi0 event=0x03 umask=0x02 count=3
+event socket=0 box=qpi0 event=0x03 umask=0x01 count=5
+event socket=0 box=qpi0 event=0x0d count=40 cycles=100' > $DBG/inject; sleep 0.2")
+	echo "$old" > "$mux"
+	expect_lines "$out" \
+		'qpi_crc_errors_total{socket="0",port="0",phase="normal"} 3' \
+		'qpi_crc_errors_total{socket="0",port="0",phase="link_init"} 0' \
+		'qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="link_init"} 0.000000000' \
+		'qpi_l0p_cycles_total{socket="0",port="0",direction="tx"} 0' \
+		'qpi_l0p_cycles_counted_seconds_total{socket="0",port="0",direction="tx"} 0.000000000' \
+		'qpi_l1_cycles_total{socket="1",port="1"} 0' \
+		'qpi_retry_stall_cycles_total{socket="1",port="0",level="almost_full"} 0'
+	c=$(echo "$out" | sed -n 's/^qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="normal"} //p')
+	awk -v c="$c" 'BEGIN { exit !(c >= 0.2) }' || fail "CRC normal counted $c s, want >= 0.2"
+else
+	out=$("$QPISTAT" --prometheus -- true)
+	echo "$out" | grep -q 'qpi_crc_errors' &&
+		fail "health series on $NAME, whose bandwidth takes all 4 counters"
+fi
+t_end
+
+qpiu_unload
+qpisim_unload
+ktap_finish
