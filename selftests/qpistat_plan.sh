@@ -8,7 +8,7 @@
 # health events' series, exact where the event held the spare counter.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 4
+ktap_plan 5
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
@@ -22,7 +22,7 @@ bdx) NAME=BDX END=tx ;;
 esac
 
 qpiu_unload
-expect_ok "load qpisim" qsim "$PLATFORM" sockets=2 qpi_rate=7
+expect_ok "load qpisim" qsim "$PLATFORM" sockets="$NR_SOCKETS" qpi_rate=7
 expect_ok "load qpi_uncore" qpiu_load
 
 # Socket 0 port 0 sends 1000 DRS (9 flits) and 500 HOM (1 flit) to socket
@@ -34,6 +34,17 @@ packet socket=1 port=0 dir=rx mc=drs count=1000
 packet socket=1 port=0 dir=rx mc=hom_req count=500
 packet socket=1 port=1 dir=tx mc=drs count=200
 packet socket=0 port=1 dir=rx mc=drs count=200' > $DBG/inject"
+
+# perf's rotation of every QPI PMU stopped (mux_stop) or back (mux_back)
+mux_stop()
+{
+	MUX_OLD=$(cat $PMUS/uncore_qpi_0/perf_event_mux_interval_ms)
+	for f in $PMUS/uncore_qpi_*/perf_event_mux_interval_ms; do echo 100000 > "$f"; done
+}
+mux_back()
+{
+	for f in $PMUS/uncore_qpi_*/perf_event_mux_interval_ms; do echo "$MUX_OLD" > "$f"; done
+}
 
 t_begin "bandwidth_exact_at_the_planned_end"
 out=$("$QPISTAT" --json -- sh -c "$TRAFFIC")
@@ -57,10 +68,18 @@ fi
 for want; do
 	echo "$out" | grep -qF "$want" || fail "no '$want' in: $out"
 done
-# per socket, either way: socket 0 received 12800 B and sent 64000 B
-echo "$out" | awk '{
+# per socket, either way: socket 0 received 12800 B and sent 64000 B,
+# socket 1 the other way round, the others nothing.  Where the plan counts
+# at the sending end, receive per socket is known with two sockets only.
+if [ $END = tx ] && [ "$NR_SOCKETS" -ne 2 ]; then
+	expect_num "sockets whose receive is unknown" \
+		"$(echo "$out" | grep -o '\], "rx_bandwidth_bytes_per_s": null, "tx_bandwidth_bytes_per_s": [0-9.]*}' | grep -c .)" \
+		"$NR_SOCKETS"
+else
+echo "$out" | awk -v nr="$NR_SOCKETS" '{
 	match($0, /"interval_s": [0-9.]+/); t = substr($0, RSTART + 14, RLENGTH - 14)
 	split("12800 64000 64000 12800", want, " ")
+	for (k = 5; k <= 2 * nr; k++) want[k] = 0
 	s = $0; n = 0
 	while (match(s, /\], "rx_bandwidth_bytes_per_s": [0-9.]+, "tx_bandwidth_bytes_per_s": [0-9.]+\}/)) {
 		m = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
@@ -71,7 +90,8 @@ echo "$out" | awk '{
 		}
 		n++
 	}
-	exit bad || n != 2 }' || fail "socket receive/send bytes: $out"
+	exit bad || n != nr }' || fail "socket receive/send bytes: $out"
+fi
 t_end
 
 t_begin "prometheus_series_of_the_plan"
@@ -92,7 +112,7 @@ else
 		'qpi_rx_flits_total{socket="1",port="0"} 9500' \
 		'qpi_rx_bytes_total{socket="0",port="1"} 12800' \
 		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
-		'qpi_tx_bytes_total{socket="1",port="1"} 0'
+		'qpi_tx_bytes_total{socket="1",port="1"} 12800'
 	echo "$out" | grep -q '^qpi_tx_flits_total' && fail "Tx flit series on $NAME"
 fi
 t_end
@@ -121,13 +141,11 @@ t_end
 # others say they never counted (no extrapolation from nothing).
 t_begin "health_series_and_their_counted_time"
 if [ $END = tx ]; then
-	mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
-	old=$(cat "$mux")
-	echo 100000 > "$mux"
+	mux_stop
 	out=$("$QPISTAT" --prometheus -- sh -c "echo 'event socket=0 box=qpi0 event=0x03 umask=0x02 count=3
 event socket=0 box=qpi0 event=0x03 umask=0x01 count=5
 event socket=0 box=qpi0 event=0x0d count=40 cycles=100' > $DBG/inject; sleep 0.2")
-	echo "$old" > "$mux"
+	mux_back
 	expect_lines "$out" \
 		'qpi_crc_errors_total{socket="0",port="0",phase="normal"} 3' \
 		'qpi_crc_errors_total{socket="0",port="0",phase="link_init"} 0' \
@@ -143,6 +161,38 @@ else
 	echo "$out" | grep -q 'qpi_crc_errors' &&
 		fail "health series on $NAME, whose bandwidth takes all 4 counters"
 fi
+t_end
+
+# qpistat --check's health verdict, with rotation stopped so that the
+# first four of its events (clockticks, data flits, CRC errors in normal
+# operation, Tx L0p cycles) keep the counters: socket 0 port 0 sees CRC
+# errors; socket 1 port 1 spends 900 of 1450 cycles in Tx L0p while it
+# sends (62%).  Injected again and again, so that the window sees them.
+t_begin "check_health_verdict"
+mux_stop
+"$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1 &
+pid=$!
+i=0
+while kill -0 $pid 2> /dev/null && [ $i -lt 200 ]; do
+	echo "event socket=0 box=qpi0 event=0x03 umask=0x02 count=1
+event socket=1 box=qpi1 event=0x0d count=900 cycles=1000
+packet socket=1 port=1 dir=$END mc=drs count=100" > $DBG/inject
+	i=$((i + 1))
+	sleep 0.1
+done
+wait $pid
+mux_back
+out=$(grep '^[a-z]* *health ' /tmp/qpistat_check.out)
+case $out in
+"warn health "*) ;;
+*) fail "no health warning: $(cat /tmp/qpistat_check.out)" ;;
+esac
+echo "$out" | grep -qE "socket 0 port 0: [1-9][0-9]* CRC errors in normal operation, L0p tx 0%, L0p rx not counted, L1 not counted, $END data flits 0 WARN" ||
+	fail "socket 0 port 0 not warned for CRC errors: $out"
+echo "$out" | grep -qE "socket 1 port 1: 0 CRC errors in normal operation, L0p tx 62%, L0p rx not counted, L1 not counted, $END data flits [1-9][0-9]* WARN" ||
+	fail "socket 1 port 1 not warned for L0p under traffic: $out"
+echo "$out" | grep -qE "socket 1 port 0: 0 CRC errors in normal operation, L0p tx not counted, L0p rx not counted, L1 not counted, $END data flits 0;" ||
+	fail "socket 1 port 0 not quiet: $out"
 t_end
 
 qpiu_unload

@@ -56,4 +56,13 @@ double check_rate_gts(unsigned int code);
 enum { CTLS_OK, CTLS_ZERO, CTLS_FOREIGN, CTLS_PAUSED };
 int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen);
 
+/*
+ * check_health(): a port's health over a window: @crc_normal CRC errors
+ * in normal operation (counted, never scaled: any is real), @share the
+ * shares of cycles in L0p tx, L0p rx and L1 (-1: not counted), @traffic
+ * whether data flowed.  CK_WARN for any CRC error, or a share over half
+ * while data flows; CK_PASS otherwise.
+ */
+int check_health(uint64_t crc_normal, const double *share, int n, bool traffic);
+
 #endif
