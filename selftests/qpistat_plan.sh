@@ -8,7 +8,7 @@
 # health events' series, exact where the event held the spare counter.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 5
+ktap_plan 6
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
@@ -193,6 +193,36 @@ echo "$out" | grep -qE "socket 1 port 1: 0 CRC errors in normal operation, L0p t
 	fail "socket 1 port 1 not warned for L0p under traffic: $out"
 echo "$out" | grep -qE "socket 1 port 0: 0 CRC errors in normal operation, L0p tx not counted, L0p rx not counted, L1 not counted, $END data flits 0;" ||
 	fail "socket 1 port 0 not quiet: $out"
+t_end
+
+# qpistat --check's symmetry: socket 1's ports receive 10 % more data flits
+# than socket 0's sent (as an Rx event that over-counts by 10 % would);
+# the other way both ends agree.  Both ends of a link in one write, so
+# that the window sees both or neither.
+t_begin "check_symmetry_verdict"
+"$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1 &
+pid=$!
+i=0
+while kill -0 $pid 2> /dev/null && [ $i -lt 300 ]; do
+	echo "packet socket=0 port=0 dir=tx mc=drs count=100
+packet socket=1 port=0 dir=rx mc=drs count=110
+packet socket=1 port=1 dir=tx mc=drs count=100
+packet socket=0 port=1 dir=rx mc=drs count=100" > $DBG/inject
+	i=$((i + 1))
+	sleep 0.1
+done
+wait $pid
+out=$(grep '^[a-z]* *symmetry ' /tmp/qpistat_check.out)
+if [ $END = rx ] && [ "$NR_SOCKETS" -eq 2 ]; then
+	echo "$out" | grep -qE '^warn symmetry +socket 0 sent [0-9]+ data flits \(TxL_FLITS_G0.DATA on its ports\), socket 1 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+10\.0% WARN; socket 1 sent [0-9]+ data flits \(TxL_FLITS_G0.DATA on its ports\), socket 0 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+0\.0% => .*believe the sending end \(TxL_FLITS_G0.DATA\)' ||
+		fail "no symmetry warning for socket 0 -> 1: $(cat /tmp/qpistat_check.out)"
+elif [ $END = rx ]; then
+	echo "$out" | grep -qE "^skip symmetry +$NR_SOCKETS sockets: without the link map only two can be compared" ||
+		fail "not skipped with $NR_SOCKETS sockets: $out"
+else
+	echo "$out" | grep -qE "^skip symmetry +$NAME: only the sending end is counted" ||
+		fail "not skipped on $NAME: $out"
+fi
 t_end
 
 qpiu_unload

@@ -3,7 +3,7 @@
  * qpistat --check: one line per check (pass, warn, fail or skip), what it
  * saw and what to do, so that a user can paste the output into a bug
  * report.  Checks: cpu, pci, binding, module, link, counting, foreign,
- * health.
+ * health, symmetry.
  *
  * Everything is read from sysfs and procfs under check_root, so the host
  * tests run it against a fake tree; counting and the read-back of the
@@ -106,7 +106,7 @@ static struct {
 	/* the driver's own count of foreign writers (foreign_writes files) */
 	long episodes;
 	char episode_pmus[TEXT];
-	struct result res[8];
+	struct result res[9];
 	int nr_res;
 } ck;
 
@@ -1179,17 +1179,15 @@ struct hbox {
 	uint64_t v[HC_N][2], t[HC_N][2];	/* count, time running */
 };
 
-/* uncore_qpi_@idx on every socket of its cpumask: boxes added to @hb */
-static int open_health(const struct plan *p, int idx, struct hbox *hb, int max)
+static void read_health(struct hbox *b, int when);
+
+/*
+ * @nr events of @cfg, each on its own, on uncore_qpi_@idx on every socket
+ * of its cpumask: boxes added to @hb (fd -1 for the events beyond @nr and
+ * those that cannot be opened).
+ */
+static int open_events(const uint64_t *cfg, int nr, int idx, struct hbox *hb, int max)
 {
-	const uint64_t cfg[HC_N] = {
-		[HC_CLK] = p->bw[BW_CLK].config,
-		[HC_DATA] = p->bw[BW_DATA].config,
-		[HC_CRC] = p->health[H_CRC_NORMAL].config,
-		[HC_L0P_TX] = p->health[H_L0P_TX].config,
-		[HC_L0P_RX] = p->health[H_L0P_RX].config,
-		[HC_L1] = p->health[H_L1].config,
-	};
 	char buf[512], *s;
 	int type, n = 0, j;
 
@@ -1213,17 +1211,42 @@ static int open_health(const struct plan *p, int idx, struct hbox *hb, int max)
 			for (j = 0; j < HC_N; j++) {
 				struct perf_event_attr attr = {
 					.size = sizeof(attr), .type = type,
-					.config = cfg[j],
+					.config = j < nr ? cfg[j] : 0,
 					.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 						       PERF_FORMAT_TOTAL_TIME_RUNNING,
 				};
 
-				hb[n].fd[j] = syscall(SYS_perf_event_open, &attr,
-						      -1, cpu, -1, 0);
+				hb[n].fd[j] = j >= nr ? -1 :
+					syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
 			}
 		}
 	}
 	return n;
+}
+
+/*
+ * Every box's first @nr events open and read once; else all closed, false
+ * and errno.
+ */
+static bool start_events(struct hbox *hb, int n, int nr)
+{
+	int i, j, err;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nr; j++)
+			if (hb[i].fd[j] < 0)
+				goto fail;
+	for (i = 0; i < n; i++)
+		read_health(&hb[i], 0);
+	return true;
+fail:
+	err = errno;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < HC_N; j++)
+			if (hb[i].fd[j] >= 0)
+				close(hb[i].fd[j]);
+	errno = err;
+	return false;
 }
 
 static void read_health(struct hbox *b, int when)
@@ -1248,6 +1271,14 @@ static void read_health(struct hbox *b, int when)
 static void check_health_live(int window_ms, struct result *r)
 {
 	const struct plan *p = plan_for_model(ck.plat ? ck.plat->model : -1);
+	const uint64_t cfg[HC_N] = {
+		[HC_CLK] = p->bw[BW_CLK].config,
+		[HC_DATA] = p->bw[BW_DATA].config,
+		[HC_CRC] = p->health[H_CRC_NORMAL].config,
+		[HC_L0P_TX] = p->health[H_L0P_TX].config,
+		[HC_L0P_RX] = p->health[H_L0P_RX].config,
+		[HC_L1] = p->health[H_L1].config,
+	};
 	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
 	static struct hbox hb[MAX_SOCKETS * 4];
 	int i, j, n = 0, worst = CK_PASS;
@@ -1259,22 +1290,11 @@ static void check_health_live(int window_ms, struct result *r)
 		return;
 	}
 	for (i = 0; i < 4; i++)
-		n += open_health(p, i, hb + n, (int)(sizeof(hb) / sizeof(hb[0])) - n);
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < HC_N && hb[i].fd[j] >= 0; j++)
-			;
-		if (j < HC_N) {
-			int err = errno;
-
-			for (i = 0; i < n; i++)
-				for (j = 0; j < HC_N; j++)
-					if (hb[i].fd[j] >= 0)
-						close(hb[i].fd[j]);
-			r->status = CK_SKIP;
-			app(r->saw, "cannot open the health events: %s", strerror(err));
-			return;
-		}
-		read_health(&hb[i], 0);
+		n += open_events(cfg, HC_N, i, hb + n, (int)(sizeof(hb) / sizeof(hb[0])) - n);
+	if (!start_events(hb, n, HC_N)) {
+		r->status = CK_SKIP;
+		app(r->saw, "cannot open the health events: %s", strerror(errno));
+		return;
 	}
 	nanosleep(&ts, NULL);
 	for (i = 0; i < n; i++) {
@@ -1320,6 +1340,90 @@ static void check_health_live(int window_ms, struct result *r)
 		app(r->todo, "CRC errors in normal operation: the link retries flits, check the board and its cabling; most cycles in L0p/L1 under traffic: the link runs at reduced width or sleeps, check the BIOS link power settings");
 }
 
+/* ---- symmetry ---- */
+
+int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap)
+{
+	*gap = sent ? ((double)received - (double)sent) / sent : 0;
+	if (sent < floor && received < floor)
+		return CK_SKIP;
+	if (!sent)
+		return CK_WARN;
+	return *gap > 0.05 || *gap < -0.05 ? CK_WARN : CK_PASS;
+}
+
+/* data flits a socket must send in the window for the comparison */
+#define SYM_FLOOR	1000
+
+/*
+ * What one end of a link sent against what the other received, where the
+ * plan has both events (SNB-EP, IVB-EP): per socket pair, since no
+ * register gives the link map, so with two sockets only.
+ */
+static void check_symmetry_live(int window_ms, struct result *r)
+{
+	const struct plan *p = plan_for_model(ck.plat ? ck.plat->model : -1);
+	/* each box: its Rx data flits [0] and its Tx data flits [1] */
+	const uint64_t cfg[2] = { p->bw[BW_DATA].config, p->bw[BW_TX_DATA].config };
+	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
+	static struct hbox hb[MAX_SOCKETS * 4];
+	uint64_t tx[2] = { 0, 0 }, rx[2] = { 0, 0 };
+	int i, j, n = 0, s, worst = CK_SKIP;
+
+	if (p->end != PLAN_RX || p->nr_bw <= BW_TX_DATA) {
+		r->status = CK_SKIP;
+		app(r->saw, "%s: only the sending end is counted (see qpistat.rst)", p->name);
+		return;
+	}
+	if (ck.nr_sockets != 2 || !ck.nr_pmus || !ck.root) {
+		r->status = CK_SKIP;
+		app(r->saw, ck.nr_sockets != 2 ?
+		    "%d sockets: without the link map only two can be compared" :
+		    !ck.nr_pmus ? "no uncore_qpi_* PMU (see module)" :
+		    "not root: cannot count", ck.nr_sockets);
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		n += open_events(cfg, 2, i, hb + n, (int)(sizeof(hb) / sizeof(hb[0])) - n);
+	if (!n || !start_events(hb, n, 2)) {
+		r->status = CK_SKIP;
+		app(r->saw, !n ? "no uncore_qpi_* PMU to count on" :
+		    "cannot open the data flit events: %s", strerror(errno));
+		return;
+	}
+	nanosleep(&ts, NULL);
+	for (i = 0; i < n; i++) {
+		read_health(&hb[i], 1);
+		for (j = 0; j < HC_N; j++)
+			if (hb[i].fd[j] >= 0)
+				close(hb[i].fd[j]);
+		s = hb[i].socket;
+		if (s < 0 || s > 1)
+			continue;
+		rx[s] += hb[i].v[0][1] - hb[i].v[0][0];
+		tx[s] += hb[i].v[1][1] - hb[i].v[1][0];
+	}
+	for (s = 0; s < 2; s++) {
+		double gap;
+		int v = check_symmetry(tx[s], rx[!s], SYM_FLOOR, &gap);
+
+		worst = v == CK_SKIP ? worst : worst == CK_SKIP || v > worst ? v : worst;
+		app(r->saw, "%ssocket %d sent %" PRIu64 " data flits (%s on its ports), socket %d received %" PRIu64 " (%s on its ports)",
+		    s ? "; " : "", s, tx[s], p->bw[BW_TX_DATA].name, !s, rx[!s],
+		    p->bw[BW_DATA].name);
+		if (v == CK_SKIP)
+			app(r->saw, ": below %d, not compared", SYM_FLOOR);
+		else
+			app(r->saw, ": %+.1f%%%s", 100 * gap, v == CK_WARN ? " WARN" : "");
+	}
+	r->status = worst;
+	if (worst == CK_SKIP)
+		app(r->todo, "run it again under traffic between the sockets (at least %d data flits each way in the window)", SYM_FLOOR);
+	if (worst == CK_WARN)
+		app(r->todo, "the two ends of the links disagree by over 5%%: believe the sending end (%s): Intel dropped the Rx flit events from the HSX/BDX tables, PCM found incoming QPI traffic over-counted there and TACC found an Rx flit event under-counting on E5 v3, while the Tx events were right",
+		    p->bw[BW_TX_DATA].name);
+}
+
 /* ---- output ---- */
 
 static void json_str(FILE *out, const char *s)
@@ -1354,6 +1458,7 @@ int check_run(FILE *out, bool json, int window_ms)
 	check_counting(window_ms, cnt);
 	check_foreign(fw);
 	check_health_live(window_ms, result("health"));
+	check_symmetry_live(window_ms, result("symmetry"));
 
 	for (i = 0; i < ck.nr_res; i++) {
 		fails += ck.res[i].status == CK_FAIL;

@@ -65,4 +65,12 @@ int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen);
  */
 int check_health(uint64_t crc_normal, const double *share, int n, bool traffic);
 
+/*
+ * check_symmetry(): one end of a link (or socket pair) @sent data flits,
+ * the other @received, in the same window; *@gap = (received - sent) /
+ * sent.  CK_SKIP when both are below @floor, CK_WARN for a gap over 5 %
+ * either way (or nothing sent but something received), CK_PASS otherwise.
+ */
+int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap);
+
 #endif

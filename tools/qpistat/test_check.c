@@ -219,6 +219,21 @@ int main(void)
 		ok(check_health(0, l1, 3, false) == CK_PASS,
 		   "health: L1 90%% while idle: pass (power saving)");
 	}
+	{
+		double gap;
+
+		int v = check_symmetry(100000, 105000, 1000, &gap);
+
+		ok(v == CK_PASS && gap == 0.05, "symmetry: 5%% apart: pass (%.3f)", gap);
+		ok(check_symmetry(100000, 105001, 1000, &gap) == CK_WARN,
+		   "symmetry: Rx over-counts by just over 5%%: warn");
+		v = check_symmetry(100000, 90000, 1000, &gap);
+		ok(v == CK_WARN && gap == -0.1, "symmetry: Rx under-counts by 10%%: warn (%.3f)", gap);
+		ok(check_symmetry(999, 500, 1000, &gap) == CK_SKIP,
+		   "symmetry: below the floor: skip");
+		ok(check_symmetry(0, 5000, 1000, &gap) == CK_WARN,
+		   "symmetry: received without a sender: warn");
+	}
 	memcpy(ctl, (uint32_t[]){ 0x500014, 0, 0, 0 }, sizeof(ctl));
 	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "ov_en does not matter");
 	memcpy(ctl, (uint32_t[]){ 0, 0, 0, 0 }, sizeof(ctl));
