@@ -208,8 +208,17 @@ echo "$STREAMS" > $DBG/inject
 echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
 out=$(grep '^[a-z]* *symmetry ' /tmp/qpistat_check.out)
 if [ $END = rx ] && [ "$NR_SOCKETS" -eq 2 ]; then
-	echo "$out" | grep -qE '^warn symmetry +socket 0 sent [0-9]+ data flits \(TxL_FLITS_G0.DATA on its ports\), socket 1 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+10\.0% WARN; socket 1 sent [0-9]+ data flits \(TxL_FLITS_G0.DATA on its ports\), socket 0 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+0\.0% => .*believe the sending end \(TxL_FLITS_G0.DATA\)' ||
+	echo "$out" | grep -qE '^warn symmetry +socket 0 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 1 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+10\.0% WARN; socket 1 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 0 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+0\.0% => .*believe the sending end \(TxL_FLITS_G0.DATA\)' ||
 		fail "no symmetry warning for socket 0 -> 1: $(cat /tmp/qpistat_check.out)"
+	# qpisim's knob: socket 1 port 0's Rx events count 110 % of what
+	# arrives; the exporter's series carry it to the recording rule
+	# socket:qpi_rx_over_peer_tx:ratio_rate5m (1.1, promtool-tested).
+	echo 110 > "$DBG/socket1/qpi0/rx_count_pct"
+	out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+	echo 100 > "$DBG/socket1/qpi0/rx_count_pct"
+	expect_lines "$out" \
+		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
+		'qpi_rx_bytes_total{socket="1",port="0"} 70400'
 elif [ $END = rx ]; then
 	echo "$out" | grep -qE "^skip symmetry +$NR_SOCKETS sockets: without the link map only two can be compared" ||
 		fail "not skipped with $NR_SOCKETS sockets: $out"

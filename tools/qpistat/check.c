@@ -1368,6 +1368,7 @@ static void check_symmetry_live(int window_ms, struct result *r)
 	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
 	static struct hbox hb[MAX_SOCKETS * 4];
 	uint64_t tx[2] = { 0, 0 }, rx[2] = { 0, 0 };
+	double rate[2][2] = { { 0, 0 }, { 0, 0 } };	/* [rx, tx][socket] */
 	int i, j, n = 0, s, worst = CK_SKIP;
 
 	if (p->end != PLAN_RX || p->nr_bw <= BW_TX_DATA) {
@@ -1400,16 +1401,28 @@ static void check_symmetry_live(int window_ms, struct result *r)
 		s = hb[i].socket;
 		if (s < 0 || s > 1)
 			continue;
-		rx[s] += hb[i].v[0][1] - hb[i].v[0][0];
-		tx[s] += hb[i].v[1][1] - hb[i].v[1][0];
+		/*
+		 * Per second each event counted: the boxes are read one after
+		 * another, so their windows differ by the reads between them.
+		 */
+		for (j = 0; j < 2; j++) {
+			uint64_t dt = hb[i].t[j][1] - hb[i].t[j][0];
+
+			if (dt)
+				rate[j][s] += (hb[i].v[j][1] - hb[i].v[j][0]) * 1e9 / dt;
+		}
+	}
+	for (s = 0; s < 2; s++) {
+		rx[s] = (uint64_t)(rate[0][s] * window_ms / 1000 + 0.5);
+		tx[s] = (uint64_t)(rate[1][s] * window_ms / 1000 + 0.5);
 	}
 	for (s = 0; s < 2; s++) {
 		double gap;
 		int v = check_symmetry(tx[s], rx[!s], SYM_FLOOR, &gap);
 
 		worst = v == CK_SKIP ? worst : worst == CK_SKIP || v > worst ? v : worst;
-		app(r->saw, "%ssocket %d sent %" PRIu64 " data flits (%s on its ports), socket %d received %" PRIu64 " (%s on its ports)",
-		    s ? "; " : "", s, tx[s], p->bw[BW_TX_DATA].name, !s, rx[!s],
+		app(r->saw, "%ssocket %d sent %" PRIu64 " data flits in %d ms (%s on its ports), socket %d received %" PRIu64 " (%s on its ports)",
+		    s ? "; " : "", s, tx[s], window_ms, p->bw[BW_TX_DATA].name, !s, rx[!s],
 		    p->bw[BW_DATA].name);
 		if (v == CK_SKIP)
 			app(r->saw, ": below %d, not compared", SYM_FLOOR);
