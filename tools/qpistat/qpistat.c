@@ -641,6 +641,15 @@ static void json_num(const char *key, bool known, const char *fmt, double v)
 		printf("null");
 }
 
+/* A count, exact at any size, or null. */
+static void json_u64(const char *key, bool known, uint64_t v)
+{
+	if (known)
+		printf(", \"%s\": %" PRIu64, key, v);
+	else
+		printf(", \"%s\": null", key);
+}
+
 static void json_share(const char *key, double share)
 {
 	json_num(key, share >= 0, "%.6f", share);
@@ -706,8 +715,8 @@ static void print_json(double t, double dt, bool cum)
 			       c.clk, e, c.data, e, c.nondata);
 			if (boxes[i].nr > BW_TX_DATA)
 				printf(", \"tx_data_flits\": %" PRIu64, c.tx_data);
-			json_num("rx_bytes", m.rx_known, "%.0f", m.rx_bytes);
-			json_num("tx_bytes", m.tx_known, "%.0f", m.tx_bytes);
+			json_u64("rx_bytes", m.rx_known, m.rx_bytes);
+			json_u64("tx_bytes", m.tx_known, m.tx_bytes);
 			json_num("rx_bandwidth_bytes_per_s", m.rx_known, "%.3f", m.rx_bw);
 			json_num("tx_bandwidth_bytes_per_s", m.tx_known, "%.3f", m.tx_bw);
 			snprintf(key, sizeof(key), "%s_flits_per_s", e);
