@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # qpisim packet traffic: flit events and clockticks derived from injected QPI
-# packets, and CTO_COUNT through the port's MATCH/MASK registers.
+# packets, CTO_COUNT through the port's MATCH/MASK registers, and the
+# rx_count_pct knob that makes a port's Rx flit events miscount.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 6
+ktap_plan 7
 
 expect_ok "insmod" qsim snbep
 q=$(qpi_bdf 0 0)
@@ -117,6 +118,33 @@ cfg_wr "$q0" "$(ctl 0)" $((RST | EN | EXT | 0x38))
 filter "port 1, DRS M" $((0xe << MC)) $((0xf << MC)) 0x80000 0xf0000 5
 inject packet socket=0 port=0 dir=rx mc=snp count=4
 expect_num "port 0 unfiltered" "$(cfg_rd64 "$q0" "$(ctr 0)")" 4
+t_end
+
+# rx_count_pct: the Rx flit events see that share of the packets, the Tx
+# events and clockticks all of them; 201 is refused.
+t_begin "rx_count_pct_miscounts_rx_flits"
+q0=$(qpi_bdf 0 0)
+cfg_wr "$q0" $BOX_CTL $RST_CTRS
+cfg_wr "$q0" "$(ctl 0)" $((EN | 0x14))
+cfg_wr "$q0" "$(ctl 1)" $((EN | $(um 2) | 0x01))	# RxL_FLITS_G0.DATA
+cfg_wr "$q0" "$(ctl 2)" $((EN | EXT | $(um 8) | 0x02))	# RxL_FLITS_G1.DRS_DATA
+cfg_wr "$q0" "$(ctl 3)" $((EN | $(um 2) | 0x00))	# TxL_FLITS_G0.DATA
+expect_num "default" "$(cat "$DBG/socket0/qpi0/rx_count_pct")" 100
+echo 110 > "$DBG/socket0/qpi0/rx_count_pct"
+inject packet socket=0 port=0 dir=rx mc=drs count=100
+inject packet socket=0 port=0 dir=tx mc=drs count=100
+expect_num "clockticks (2 x 450)" "$(cfg_rd64 "$q0" "$(ctr 0)")" 900
+expect_num "RxL_FLITS_G0.DATA, 110 %" "$(cfg_rd64 "$q0" "$(ctr 1)")" 880
+expect_num "RxL_FLITS_G1.DRS_DATA, 110 %" "$(cfg_rd64 "$q0" "$(ctr 2)")" 880
+expect_num "TxL_FLITS_G0.DATA, exact" "$(cfg_rd64 "$q0" "$(ctr 3)")" 800
+cfg_wr "$q0" $BOX_CTL $RST_CTRS
+echo 90 > "$DBG/socket0/qpi0/rx_count_pct"
+inject packet socket=0 port=0 dir=rx mc=drs count=100
+expect_num "RxL_FLITS_G0.DATA, 90 %" "$(cfg_rd64 "$q0" "$(ctr 1)")" 720
+expect_num "clockticks, all 100 packets" "$(cfg_rd64 "$q0" "$(ctr 0)")" 450
+echo 201 > "$DBG/socket0/qpi0/rx_count_pct" 2> /dev/null && fail "201 accepted"
+expect_num "after 201" "$(cat "$DBG/socket0/qpi0/rx_count_pct")" 90
+echo 100 > "$DBG/socket0/qpi0/rx_count_pct"
 t_end
 
 qpisim_unload

@@ -6,6 +6,15 @@
 # missing PMUs and missing permission.
 . "$(dirname "$0")/lib.sh"
 
+# Its figures are those of a plan that counts at the receiving end: the
+# guest's CPU (run-vm --platform) picks qpistat's plan, qpisim is IVB-EP
+# here.  qpistat_plan.sh covers every platform's plan.
+case $PLATFORM in
+hswep|bdx)
+	echo "# qpistat.sh: $PLATFORM counts where flits are sent; see qpistat_plan.sh"
+	exit $KSFT_SKIP ;;
+esac
+
 ktap_plan 7
 
 QPISTAT=/tools/bin/qpistat

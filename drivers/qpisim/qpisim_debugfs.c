@@ -270,6 +270,30 @@ static int foreign_ctl_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(foreign_ctl_fops, foreign_ctl_get, foreign_ctl_set,
 			 "0x%llx\n");
 
+static int rx_count_pct_set(void *data, u64 val)
+{
+	struct qsim_fn *fn = data;
+	struct qpisim *qs = qs_of(fn);
+	unsigned long flags;
+
+	/* up to twice what arrived: enough to play any miscount */
+	if (val > 200)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	fn->box->rx_count_pct = val;
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	return 0;
+}
+
+static int rx_count_pct_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(((struct qsim_fn *)data)->box->rx_count_pct);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(rx_count_pct_fops, rx_count_pct_get,
+			 rx_count_pct_set, "%llu\n");
+
 static int fn_present_get(void *data, u64 *val)
 {
 	struct qsim_fn *fn = data;
@@ -467,6 +491,9 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 		debugfs_create_file_unsafe("foreign_ctl", 0644, dir, fn,
 					   &foreign_ctl_fops);
 	}
+	if (fn->kind == QSIM_FN_QPI_PMON)
+		debugfs_create_file_unsafe("rx_count_pct", 0644, dir, fn,
+					   &rx_count_pct_fops);
 	if (fn->kind == QSIM_FN_QPI_MISC)
 		debugfs_create_file_unsafe("link_down", 0644, dir, fn,
 					   &link_down_fops);

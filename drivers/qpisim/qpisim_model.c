@@ -718,6 +718,7 @@ static void init_box(struct qsim_box *box, struct qsim_socket *sock,
 	box->type = type;
 	box->idx = idx;
 	box->desc = type == QSIM_BOX_QPI ? &plat->qpi_box : &plat->r3qpi_box;
+	box->rx_count_pct = 100;
 }
 
 static void init_socket(struct qsim *sim, struct qsim_socket *sock,

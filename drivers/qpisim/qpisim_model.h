@@ -174,6 +174,12 @@ struct qsim_box {
 	struct qsim_stream streams[QSIM_MAX_STREAMS];
 	struct qsim_stream clock;	/* QPI: the link clock (link_clock) */
 	bool link_down;			/* QPI: the port's link is not trained */
+	/*
+	 * QPI fault: the Rx flit events (G0-G2) of this port see this
+	 * percentage of the packets injected with dir=rx (100: exact), as an
+	 * Rx event that over- or under-counts would
+	 */
+	u32 rx_count_pct;
 	struct qsim_frozen frozen;
 	bool was_frozen;		/* state the stats last saw */
 	u64 win_start;			/* the current window's start (ns) */

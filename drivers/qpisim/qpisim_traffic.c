@@ -427,6 +427,16 @@ static bool flit_counts(const struct qsim_packet *p, u32 ctl, unsigned int j)
 	return ev == QPI_EV_CTO_COUNT && p->rx && p->cto && j == 0;
 }
 
+/* Does @ctl select one of the Rx flit events (RxL_FLITS_G0, G1, G2)? */
+static bool rx_flit_event(u32 ctl)
+{
+	u8 ev = ctl & UNC_CTL_EV_SEL;
+
+	if (!(ctl & UNC_CTL_EV_SEL_EXT))
+		return ev == QPI_EV_RXL_FLITS_G0;
+	return ev == QPI_EV_RXL_FLITS_G1 || ev == QPI_EV_RXL_FLITS_G2;
+}
+
 /*
  * Packets go back to back at two flits per cycle, so flit f of the batch is
  * in cycle f / 2.  With an odd flit count the cycle pattern repeats every two
@@ -440,6 +450,7 @@ static unsigned int packet_segs(const struct qsim_box *box, u32 ctl,
 	unsigned int plen = per * p->flits / 2;
 	unsigned int tlen = (p->flits + 1) / 2;
 	u8 *tail = buf + QSIM_MAX_FLITS;
+	u64 count = p->count, cycles, seen;
 	unsigned int f;
 
 	if (is_clockticks(box, ctl)) {
@@ -455,9 +466,20 @@ static unsigned int packet_segs(const struct qsim_box *box, u32 ctl,
 		if (f < p->flits)
 			tail[f / 2] += hit;
 	}
-	segs[0] = (struct qsim_seg){ buf, plen, p->count / per };
-	segs[1] = (struct qsim_seg){ tail, tlen, p->count % per };
-	return 2;
+	/*
+	 * rx_count_pct: an Rx flit event that sees more or fewer packets
+	 * than arrived; fewer leave idle cycles, so that a counter with a
+	 * threshold still sees the whole batch.
+	 */
+	if (p->rx && box->rx_count_pct != 100 && rx_flit_event(ctl))
+		count = count * box->rx_count_pct / 100;
+	segs[0] = (struct qsim_seg){ buf, plen, count / per };
+	segs[1] = (struct qsim_seg){ tail, tlen, count % per };
+	cycles = (p->count * p->flits + 1) / 2;
+	seen = (count * p->flits + 1) / 2;
+	segs[2] = (struct qsim_seg){ qsim_zero, 1,
+				     cycles > seen ? cycles - seen : 0 };
+	return 3;
 }
 
 static const struct {

@@ -61,7 +61,7 @@ result $r "promtool check rules qpi.rules.yml"
 (cd tools/prometheus && promtool test rules qpi.rules.test.yml) > "$tmp/out" 2>&1
 r=$?
 [[ $r == 0 ]] || diag < "$tmp/out"
-result $r "promtool test rules: QPILinkSaturated, R3QPICreditRejectsGrowing, QPICountersReprogrammed, recording rules"
+result $r "promtool test rules: QPILinkSaturated, R3QPICreditRejectsGrowing, QPICountersReprogrammed, QPILinkCRCErrors, QPILinkHalfWidth, QPILinkCountersDisagree, recording rules"
 
 # ---- the systemd unit and the rules, installed
 make -s install-userspace DESTDIR="$tmp/inst" PREFIX=/usr/local > "$tmp/out" 2>&1

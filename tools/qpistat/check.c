@@ -2,7 +2,8 @@
 /*
  * qpistat --check: one line per check (pass, warn, fail or skip), what it
  * saw and what to do, so that a user can paste the output into a bug
- * report.  Checks: cpu, pci, binding, module, link, counting, foreign.
+ * report.  Checks: cpu, pci, binding, module, link, counting, foreign,
+ * health, symmetry.
  *
  * Everything is read from sysfs and procfs under check_root, so the host
  * tests run it against a fake tree; counting and the read-back of the
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "plan.h"
 
 const char *check_root = "";
 
@@ -104,7 +106,7 @@ static struct {
 	/* the driver's own count of foreign writers (foreign_writes files) */
 	long episodes;
 	char episode_pmus[TEXT];
-	struct result res[8];
+	struct result res[9];
 	int nr_res;
 } ck;
 
@@ -1154,6 +1156,285 @@ static void check_foreign(struct result *r)
 	past_episodes(r);
 }
 
+/* ---- health ---- */
+
+int check_health(uint64_t crc_normal, const double *share, int n, bool traffic)
+{
+	int i;
+
+	if (crc_normal)
+		return CK_WARN;
+	for (i = 0; i < n; i++)
+		if (traffic && share[i] > 0.5)
+			return CK_WARN;
+	return CK_PASS;
+}
+
+/* The events of the health check, each on its own: perf gives them turns. */
+enum { HC_CLK, HC_DATA, HC_CRC, HC_L0P_TX, HC_L0P_RX, HC_L1, HC_N };
+
+struct hbox {
+	int socket, idx;
+	int fd[HC_N];
+	uint64_t v[HC_N][2], t[HC_N][2];	/* count, time running */
+};
+
+static void read_health(struct hbox *b, int when);
+
+/*
+ * @nr events of @cfg, each on its own, on uncore_qpi_@idx on every socket
+ * of its cpumask: boxes added to @hb (fd -1 for the events beyond @nr and
+ * those that cannot be opened).
+ */
+static int open_events(const uint64_t *cfg, int nr, int idx, struct hbox *hb, int max)
+{
+	char buf[512], *s;
+	int type, n = 0, j;
+
+	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_qpi_%d/type", idx))
+		return 0;
+	type = atoi(buf);
+	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_qpi_%d/cpumask", idx))
+		return 0;
+	for (s = buf; *s;) {
+		int lo = strtol(s, &s, 10), hi = lo, cpu;
+
+		if (*s == '-')
+			hi = strtol(s + 1, &s, 10);
+		if (*s == ',')
+			s++;
+		else if (*s)
+			break;
+		for (cpu = lo; cpu <= hi && n < max; cpu++, n++) {
+			hb[n].socket = cpu_socket(cpu);
+			hb[n].idx = idx;
+			for (j = 0; j < HC_N; j++) {
+				struct perf_event_attr attr = {
+					.size = sizeof(attr), .type = type,
+					.config = j < nr ? cfg[j] : 0,
+					.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+						       PERF_FORMAT_TOTAL_TIME_RUNNING,
+				};
+
+				hb[n].fd[j] = j >= nr ? -1 :
+					syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
+			}
+		}
+	}
+	return n;
+}
+
+/*
+ * Every box's first @nr events open and read once; else all closed, false
+ * and errno.
+ */
+static bool start_events(struct hbox *hb, int n, int nr)
+{
+	int i, j, err;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < nr; j++)
+			if (hb[i].fd[j] < 0)
+				goto fail;
+	for (i = 0; i < n; i++)
+		read_health(&hb[i], 0);
+	return true;
+fail:
+	err = errno;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < HC_N; j++)
+			if (hb[i].fd[j] >= 0)
+				close(hb[i].fd[j]);
+	errno = err;
+	return false;
+}
+
+static void read_health(struct hbox *b, int when)
+{
+	int j;
+
+	for (j = 0; j < HC_N; j++) {
+		uint64_t buf[3] = { 0, 0, 0 };
+
+		if (b->fd[j] >= 0 && read(b->fd[j], buf, sizeof(buf)) != sizeof(buf))
+			memset(buf, 0, sizeof(buf));
+		b->v[j][when] = buf[0];
+		b->t[j][when] = buf[2];
+	}
+}
+
+/*
+ * Link health over a window: CRC errors in normal operation (any count is
+ * real: the event counts only while it holds a counter, never scaled up),
+ * and the share of cycles in L0p or L1 while data flows.
+ */
+static void check_health_live(int window_ms, struct result *r)
+{
+	const struct plan *p = plan_for_model(ck.plat ? ck.plat->model : -1);
+	const uint64_t cfg[HC_N] = {
+		[HC_CLK] = p->bw[BW_CLK].config,
+		[HC_DATA] = p->bw[BW_DATA].config,
+		[HC_CRC] = p->health[H_CRC_NORMAL].config,
+		[HC_L0P_TX] = p->health[H_L0P_TX].config,
+		[HC_L0P_RX] = p->health[H_L0P_RX].config,
+		[HC_L1] = p->health[H_L1].config,
+	};
+	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
+	static struct hbox hb[MAX_SOCKETS * 4];
+	int i, j, n = 0, worst = CK_PASS;
+
+	if (!ck.nr_pmus) {
+		r->status = CK_SKIP;
+		app(r->saw, "no uncore_qpi_* PMU (see module)");
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		n += open_events(cfg, HC_N, i, hb + n, (int)(sizeof(hb) / sizeof(hb[0])) - n);
+	if (!start_events(hb, n, HC_N)) {
+		r->status = CK_SKIP;
+		app(r->saw, "cannot open the health events: %s", strerror(errno));
+		return;
+	}
+	nanosleep(&ts, NULL);
+	for (i = 0; i < n; i++) {
+		struct hbox *b = &hb[i];
+		double share[3], clk_rate, data;
+		uint64_t crc;
+		int v;
+
+		read_health(b, 1);
+		for (j = 0; j < HC_N; j++)
+			if (b->fd[j] >= 0)
+				close(b->fd[j]);
+		crc = b->v[HC_CRC][1] - b->v[HC_CRC][0];
+		clk_rate = (double)(b->v[HC_CLK][1] - b->v[HC_CLK][0]) /
+			   (b->t[HC_CLK][1] - b->t[HC_CLK][0] + !(b->t[HC_CLK][1] - b->t[HC_CLK][0]));
+		data = b->v[HC_DATA][1] - b->v[HC_DATA][0];
+		for (j = 0; j < 3; j++) {
+			uint64_t dt = b->t[HC_L0P_TX + j][1] - b->t[HC_L0P_TX + j][0];
+			uint64_t dv = b->v[HC_L0P_TX + j][1] - b->v[HC_L0P_TX + j][0];
+
+			share[j] = dt && clk_rate > 0 ? dv / (double)dt / clk_rate : -1;
+		}
+		v = check_health(crc, share, 3, data > 0);
+		worst = v > worst ? v : worst;
+		app(r->saw, "%ssocket %d port %d: %" PRIu64 " CRC errors in normal operation",
+		    r->saw[0] ? "; " : "", b->socket, b->idx, crc);
+		for (j = 0; j < 3; j++) {
+			static const char *const what[] = { "L0p tx", "L0p rx", "L1" };
+
+			if (share[j] >= 0)
+				app(r->saw, ", %s %.0f%%", what[j], 100 * share[j]);
+			else
+				app(r->saw, ", %s not counted", what[j]);
+		}
+		app(r->saw, ", %s data flits %.0f", p->end == PLAN_RX ? "rx" : "tx", data);
+		if (v == CK_WARN)
+			app(r->saw, " WARN");
+	}
+	r->status = n ? worst : CK_SKIP;
+	if (!n)
+		app(r->saw, "no uncore_qpi_* PMU to count on");
+	if (worst == CK_WARN)
+		app(r->todo, "CRC errors in normal operation: the link retries flits, check the board and its cabling; most cycles in L0p/L1 under traffic: the link runs at reduced width or sleeps, check the BIOS link power settings");
+}
+
+/* ---- symmetry ---- */
+
+int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap)
+{
+	*gap = sent ? ((double)received - (double)sent) / sent : 0;
+	if (sent < floor && received < floor)
+		return CK_SKIP;
+	if (!sent)
+		return CK_WARN;
+	return *gap > 0.05 || *gap < -0.05 ? CK_WARN : CK_PASS;
+}
+
+/* data flits a socket must send in the window for the comparison */
+#define SYM_FLOOR	1000
+
+/*
+ * What one end of a link sent against what the other received, where the
+ * plan has both events (SNB-EP, IVB-EP): per socket pair, since no
+ * register gives the link map, so with two sockets only.
+ */
+static void check_symmetry_live(int window_ms, struct result *r)
+{
+	const struct plan *p = plan_for_model(ck.plat ? ck.plat->model : -1);
+	/* each box: its Rx data flits [0] and its Tx data flits [1] */
+	const uint64_t cfg[2] = { p->bw[BW_DATA].config, p->bw[BW_TX_DATA].config };
+	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
+	static struct hbox hb[MAX_SOCKETS * 4];
+	uint64_t tx[2] = { 0, 0 }, rx[2] = { 0, 0 };
+	double rate[2][2] = { { 0, 0 }, { 0, 0 } };	/* [rx, tx][socket] */
+	int i, j, n = 0, s, worst = CK_SKIP;
+
+	if (p->end != PLAN_RX || p->nr_bw <= BW_TX_DATA) {
+		r->status = CK_SKIP;
+		app(r->saw, "%s: only the sending end is counted (see qpistat.rst)", p->name);
+		return;
+	}
+	if (ck.nr_sockets != 2 || !ck.nr_pmus) {
+		r->status = CK_SKIP;
+		app(r->saw, ck.nr_sockets != 2 ?
+		    "%d sockets: without the link map only two can be compared" :
+		    "no uncore_qpi_* PMU (see module)", ck.nr_sockets);
+		return;
+	}
+	for (i = 0; i < 4; i++)
+		n += open_events(cfg, 2, i, hb + n, (int)(sizeof(hb) / sizeof(hb[0])) - n);
+	if (!n || !start_events(hb, n, 2)) {
+		r->status = CK_SKIP;
+		app(r->saw, !n ? "no uncore_qpi_* PMU to count on" :
+		    "cannot open the data flit events: %s", strerror(errno));
+		return;
+	}
+	nanosleep(&ts, NULL);
+	for (i = 0; i < n; i++) {
+		read_health(&hb[i], 1);
+		for (j = 0; j < HC_N; j++)
+			if (hb[i].fd[j] >= 0)
+				close(hb[i].fd[j]);
+		s = hb[i].socket;
+		if (s < 0 || s > 1)
+			continue;
+		/*
+		 * Per second each event counted: the boxes are read one after
+		 * another, so their windows differ by the reads between them.
+		 */
+		for (j = 0; j < 2; j++) {
+			uint64_t dt = hb[i].t[j][1] - hb[i].t[j][0];
+
+			if (dt)
+				rate[j][s] += (hb[i].v[j][1] - hb[i].v[j][0]) * 1e9 / dt;
+		}
+	}
+	for (s = 0; s < 2; s++) {
+		rx[s] = (uint64_t)(rate[0][s] * window_ms / 1000 + 0.5);
+		tx[s] = (uint64_t)(rate[1][s] * window_ms / 1000 + 0.5);
+	}
+	for (s = 0; s < 2; s++) {
+		double gap;
+		int v = check_symmetry(tx[s], rx[!s], SYM_FLOOR, &gap);
+
+		worst = v == CK_SKIP ? worst : worst == CK_SKIP || v > worst ? v : worst;
+		app(r->saw, "%ssocket %d sent %" PRIu64 " data flits in %d ms (%s on its ports), socket %d received %" PRIu64 " (%s on its ports)",
+		    s ? "; " : "", s, tx[s], window_ms, p->bw[BW_TX_DATA].name, !s, rx[!s],
+		    p->bw[BW_DATA].name);
+		if (v == CK_SKIP)
+			app(r->saw, ": below %d, not compared", SYM_FLOOR);
+		else
+			app(r->saw, ": %+.1f%%%s", 100 * gap, v == CK_WARN ? " WARN" : "");
+	}
+	r->status = worst;
+	if (worst == CK_SKIP)
+		app(r->todo, "run it again under traffic between the sockets (at least %d data flits each way in the window)", SYM_FLOOR);
+	if (worst == CK_WARN)
+		app(r->todo, "the two ends of the links disagree by over 5%%: believe the sending end (%s): Intel dropped the Rx flit events from the HSX/BDX tables, PCM found incoming QPI traffic over-counted there and TACC found an Rx flit event under-counting on E5 v3, while the Tx events were right",
+		    p->bw[BW_TX_DATA].name);
+}
+
 /* ---- output ---- */
 
 static void json_str(FILE *out, const char *s)
@@ -1187,6 +1468,8 @@ int check_run(FILE *out, bool json, int window_ms)
 	fw = result("foreign");
 	check_counting(window_ms, cnt);
 	check_foreign(fw);
+	check_health_live(window_ms, result("health"));
+	check_symmetry_live(window_ms, result("symmetry"));
 
 	for (i = 0; i < ck.nr_res; i++) {
 		fails += ck.res[i].status == CK_FAIL;

@@ -56,4 +56,21 @@ double check_rate_gts(unsigned int code);
 enum { CTLS_OK, CTLS_ZERO, CTLS_FOREIGN, CTLS_PAUSED };
 int check_ctls(const uint32_t *ctl, int n, uint32_t want, uint32_t *seen);
 
+/*
+ * check_health(): a port's health over a window: @crc_normal CRC errors
+ * in normal operation (counted, never scaled: any is real), @share the
+ * shares of cycles in L0p tx, L0p rx and L1 (-1: not counted), @traffic
+ * whether data flowed.  CK_WARN for any CRC error, or a share over half
+ * while data flows; CK_PASS otherwise.
+ */
+int check_health(uint64_t crc_normal, const double *share, int n, bool traffic);
+
+/*
+ * check_symmetry(): one end of a link (or socket pair) @sent data flits,
+ * the other @received, in the same window; *@gap = (received - sent) /
+ * sent.  CK_SKIP when both are below @floor, CK_WARN for a gap over 5 %
+ * either way (or nothing sent but something received), CK_PASS otherwise.
+ */
+int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap);
+
 #endif

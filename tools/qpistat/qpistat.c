@@ -6,8 +6,9 @@
  *   qpistat [-I ms] [-c count] [--json | --prometheus] [-- command ...]
  *   qpistat --listen [ADDR:]PORT
  *
- * Every direction of a link is measured where it is received: port P of
- * socket S counts the flits arriving there.  See Documentation/qpistat.rst
+ * What each box counts, and at which end of a link, is the platform's row
+ * of the plan (plan.c): SNB-EP and IVB-EP count a direction where it is
+ * received, HSX and BDX where it is sent.  See Documentation/qpistat.rst
  * for the metrics and their formulas.
  */
 #define _GNU_SOURCE
@@ -42,6 +43,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "plan.h"
 #include "server.h"
 
 #ifndef PMU_DIR
@@ -49,8 +51,11 @@
 #endif
 #define MAX_SOCKETS	64
 #define MAX_BOXES	4
-#define MAX_EVENTS	4
-#define DATA_BYTES	8	/* per data flit in full-width (L0) mode */
+#define MAX_EVENTS	PLAN_MAX_BW
+#define DATA_BYTES	PLAN_DATA_BYTES
+#ifndef CPUINFO
+#define CPUINFO		"/proc/cpuinfo"
+#endif
 #define DEFAULT_PORT	"9739"
 #define NOBODY		65534	/* --listen as root, without --user */
 
@@ -70,6 +75,12 @@ struct box {
 	 */
 	int fw_fd;
 	uint64_t fw;
+	/*
+	 * QPI: the health events, each a group of its own that takes turns
+	 * on the counters the bandwidth group leaves (-1: not opened).
+	 */
+	int hfd[PLAN_NR_HEALTH];
+	struct plan_health h[PLAN_NR_HEALTH], hprev[PLAN_NR_HEALTH];
 };
 
 static struct box boxes[2 * MAX_SOCKETS * MAX_BOXES];
@@ -78,10 +89,8 @@ static volatile sig_atomic_t stop;
 
 enum { FMT_TABLE, FMT_JSON, FMT_PROM };
 
-/* QPI: clockticks, Rx data flits, Rx non-data flits, Tx data flits */
-static const uint64_t qpi_cfg[] = { 0x14, 0x0201, 0x0401, 0x0200 };
-/* R3QPI: clockticks, VNA and VN0 credit rejects of every message class */
-static const uint64_t r3_cfg[] = { 0x01, 0x3f34, 0x3f37 };
+/* this CPU's row of the plan */
+static const struct plan *plan;
 
 static int read_str(const char *path, char *buf, size_t len)
 {
@@ -207,12 +216,49 @@ static long perf_open(struct perf_event_attr *attr, int cpu, int group)
 		       PERF_FLAG_FD_CLOEXEC);
 }
 
+static void perf_fail(const char *name, int idx, int cpu)
+{
+	if (errno == EACCES || errno == EPERM)
+		die_perm(name);
+	fprintf(stderr, "qpistat: uncore_%s_%d on CPU %d: %s\n",
+		name, idx, cpu, strerror(errno));
+	exit(1);
+}
+
+/*
+ * The health events of a QPI box, each its own group: perf gives them
+ * turns on the counters the pinned bandwidth group leaves, and says for
+ * how long each counted.  Where the bandwidth group takes all four
+ * counters they are not opened: they would never count.
+ */
+static void open_health(struct box *b, int type)
+{
+	int i;
+
+	for (i = 0; i < PLAN_NR_HEALTH; i++) {
+		struct perf_event_attr attr = {
+			.size = sizeof(attr), .type = type,
+			.config = plan->health[i].config,
+			.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				       PERF_FORMAT_TOTAL_TIME_RUNNING,
+			.disabled = 1,
+		};
+
+		b->hfd[i] = -1;
+		if (b->kind != QPI || plan->nr_bw >= PLAN_MAX_BW)
+			continue;
+		b->hfd[i] = perf_open(&attr, b->cpu, -1);
+		if (b->hfd[i] < 0)
+			perf_fail("qpi", b->idx, b->cpu);
+	}
+}
+
 /* Open one group on box @idx of @kind for every socket of its cpumask. */
 static int open_pmu(int kind, int idx)
 {
 	const char *name = kind == QPI ? "qpi" : "r3qpi";
-	const uint64_t *cfg = kind == QPI ? qpi_cfg : r3_cfg;
-	int nr = kind == QPI ? 4 : 3;
+	const struct plan_event *ev = kind == QPI ? plan->bw : plan->r3;
+	int nr = kind == QPI ? plan->nr_bw : PLAN_R3_EVENTS;
 	char path[256], buf[512], *p;
 	int type, opened = 0;
 	bool fw;
@@ -255,22 +301,23 @@ static int open_pmu(int kind, int idx)
 			b->socket = cpu_socket(cpu);
 			b->nr = nr;
 			for (i = 0; i < nr; i++) {
+				/*
+				 * Pinned: bandwidth stays exact whatever
+				 * else takes turns on the box's counters.
+				 */
 				struct perf_event_attr attr = {
 					.size = sizeof(attr), .type = type,
-					.config = cfg[i],
+					.config = ev[i].config,
 					.read_format = PERF_FORMAT_GROUP,
 					.disabled = i == 0,
+					.pinned = i == 0,
 				};
 
 				b->fd[i] = perf_open(&attr, cpu, i ? b->fd[0] : -1);
-				if (b->fd[i] < 0) {
-					if (errno == EACCES || errno == EPERM)
-						die_perm(name);
-					fprintf(stderr, "qpistat: uncore_%s_%d on CPU %d: %s\n",
-						name, idx, cpu, strerror(errno));
-					exit(1);
-				}
+				if (b->fd[i] < 0)
+					perf_fail(name, idx, cpu);
 			}
+			open_health(b, type);
 			b->fw_fd = -1;
 			if (fw) {
 				struct perf_event_attr attr = {
@@ -319,16 +366,33 @@ static int try_read_all(void)
 	int i, j;
 
 	for (i = 0; i < nr_boxes; i++) {
+		struct box *b = &boxes[i];
 		uint64_t buf[2 + MAX_EVENTS];
+		ssize_t n = read(b->fd[0], buf, sizeof(buf));
 
-		if (read(boxes[i].fd[0], buf, sizeof(buf)) < 0)
+		if (n < 0)
 			return -1;
-		for (j = 0; j < boxes[i].nr && j < (int)buf[0]; j++) {
-			boxes[i].prev[j] = boxes[i].val[j];
-			boxes[i].val[j] = buf[1 + j];
+		/* a pinned group that lost its counters reads as EOF */
+		if (n == 0) {
+			errno = EBUSY;
+			return -1;
 		}
-		if (boxes[i].fw_fd >= 0 && (int)buf[0] > boxes[i].nr)
-			boxes[i].fw = buf[1 + boxes[i].nr];
+		for (j = 0; j < b->nr && j < (int)buf[0]; j++) {
+			b->prev[j] = b->val[j];
+			b->val[j] = buf[1 + j];
+		}
+		if (b->fw_fd >= 0 && (int)buf[0] > b->nr)
+			b->fw = buf[1 + b->nr];
+		for (j = 0; j < PLAN_NR_HEALTH; j++) {
+			uint64_t hv[3];
+
+			if (b->hfd[j] < 0 || read(b->hfd[j], hv, sizeof(hv)) != sizeof(hv))
+				continue;
+			b->hprev[j] = b->h[j];
+			b->h[j].value = hv[0];
+			b->h[j].enabled_s = hv[1] / 1e9;
+			b->h[j].counted_s = hv[2] / 1e9;
+		}
 	}
 	return 0;
 }
@@ -336,7 +400,9 @@ static int try_read_all(void)
 static void read_all(void)
 {
 	if (try_read_all()) {
-		fprintf(stderr, "qpistat: read: %s\n", strerror(errno));
+		fprintf(stderr, "qpistat: read: %s\n", errno == EBUSY ?
+			"the bandwidth events lost their counters to another user of the PMU" :
+			strerror(errno));
 		exit(1);
 	}
 }
@@ -388,57 +454,170 @@ static uint64_t d(const struct box *b, int i, bool cumulative)
 	return cumulative ? b->val[i] : b->val[i] - b->prev[i];
 }
 
-struct qpi_metrics {
-	uint64_t clk, rx_data, rx_nondata, tx_data;
-	double rx_bw, tx_bw, rx_flit_rate, rx_util, rx_overhead;
-};
-
-static void qpi_metrics(const struct box *b, double dt, bool cum,
-			struct qpi_metrics *m)
+/* The bandwidth counts and figures of QPI box @b, by the plan. */
+static void port_figures(const struct box *b, double dt, bool cum,
+			 struct plan_counts *c, struct plan_figures *f)
 {
-	m->clk = d(b, 0, cum);
-	m->rx_data = d(b, 1, cum);
-	m->rx_nondata = d(b, 2, cum);
-	m->tx_data = d(b, 3, cum);
-	m->rx_bw = ratio(m->rx_data * (double)DATA_BYTES, dt);
-	m->tx_bw = ratio(m->tx_data * (double)DATA_BYTES, dt);
-	m->rx_flit_rate = ratio(m->rx_data + m->rx_nondata, dt);
-	m->rx_util = ratio(m->rx_data + m->rx_nondata, 2.0 * m->clk);
-	m->rx_overhead = ratio(m->rx_nondata, m->rx_data + m->rx_nondata);
+	c->clk = d(b, BW_CLK, cum);
+	c->data = d(b, BW_DATA, cum);
+	c->nondata = d(b, BW_NONDATA, cum);
+	c->tx_data = b->nr > BW_TX_DATA ? d(b, BW_TX_DATA, cum) : 0;
+	plan_figures(plan, c, dt, f);
+}
+
+static bool has_health(const struct box *b)
+{
+	return b->kind == QPI && b->hfd[0] >= 0;
+}
+
+/* Health event @h of @b over the last interval (or the whole run). */
+static struct plan_health health(const struct box *b, int h, bool cum)
+{
+	struct plan_health v = b->h[h];
+
+	if (!cum) {
+		v.value -= b->hprev[h].value;
+		v.counted_s -= b->hprev[h].counted_s;
+		v.enabled_s -= b->hprev[h].enabled_s;
+	}
+	return v;
+}
+
+/* The share of clockticks of @b in the power state event @h counts, or -1. */
+static double residency(const struct box *b, int h, double dt, bool cum)
+{
+	struct plan_health v = health(b, h, cum);
+
+	return plan_residency(v.value, v.counted_s, d(b, BW_CLK, cum), dt);
+}
+
+/*
+ * What socket @s received over the interval, where the plan counts at the
+ * sending end: what the other socket sent it, with two sockets (0 and 1).
+ */
+static bool socket_rx(int s, double dt, bool cum, double *bw)
+{
+	uint64_t sent[2] = { 0, 0 }, bytes;
+	bool present[MAX_SOCKETS] = { false };
+	int i, nr = 0;
+
+	for (i = 0; i < nr_boxes; i++) {
+		struct plan_counts c;
+		struct plan_figures f;
+
+		if (boxes[i].kind != QPI || boxes[i].socket < 0 ||
+		    boxes[i].socket >= MAX_SOCKETS)
+			continue;
+		nr += !present[boxes[i].socket];
+		present[boxes[i].socket] = true;
+		port_figures(&boxes[i], dt, cum, &c, &f);
+		if (boxes[i].socket < 2)
+			sent[boxes[i].socket] += f.tx_bytes;
+	}
+	if (nr == 2 && !(present[0] && present[1]))
+		nr = 0;
+	if (!plan_socket_rx(sent, nr, s, &bytes))
+		return false;
+	*bw = ratio(bytes, dt);
+	return true;
+}
+
+/*
+ * The health families: one series per label value, each fed by one
+ * event.  Their _counted_seconds companions say how long it counted.
+ */
+static const struct hfam {
+	const char *key, *label, *val[2];
+	int ev[2], n;
+} hfams[] = {
+	{ "crc_errors", "phase", { "link_init", "normal" },
+	  { H_CRC_INIT, H_CRC_NORMAL }, 2 },
+	{ "retry_stall_cycles", "level", { "full", "almost_full" },
+	  { H_STALL_FULL, H_STALL_ALMOST }, 2 },
+	{ "l0p_cycles", "direction", { "tx", "rx" }, { H_L0P_TX, H_L0P_RX }, 2 },
+	{ "l1_cycles", NULL, { NULL }, { H_L1 }, 1 },
+};
+#define NR_HFAMS	((int)(sizeof(hfams) / sizeof(hfams[0])))
+
+static void fmt_share(char *buf, size_t len, double share)
+{
+	if (share < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f%%", 100 * share);
+}
+
+static void print_health_row(double t, const struct box *b, double dt, bool cum)
+{
+	double least = 1;
+	char l0t[16], l0r[16], l1[16];
+	int h;
+
+	for (h = 0; h < PLAN_NR_HEALTH; h++) {
+		struct plan_health v = health(b, h, cum);
+
+		least = fmin(least, ratio(v.counted_s, v.enabled_s));
+	}
+	fmt_share(l0t, sizeof(l0t), residency(b, H_L0P_TX, dt, cum));
+	fmt_share(l0r, sizeof(l0r), residency(b, H_L0P_RX, dt, cum));
+	fmt_share(l1, sizeof(l1), residency(b, H_L1, dt, cum));
+	printf("%9.3f %6d port%d health: CRC errors link_init %" PRIu64 " normal %" PRIu64
+	       ", retry stall cycles full %" PRIu64 " almost_full %" PRIu64
+	       ", L0p tx %s rx %s, L1 %s; each event counted >= %.0f%% of the time\n",
+	       t, b->socket, b->idx, health(b, H_CRC_INIT, cum).value,
+	       health(b, H_CRC_NORMAL, cum).value, health(b, H_STALL_FULL, cum).value,
+	       health(b, H_STALL_ALMOST, cum).value, l0t, l0r, l1, 100 * least);
 }
 
 static void print_table(double t, double dt, bool cum)
 {
+	const char *e = plan->end == PLAN_RX ? "rx" : "tx";
+	char flits[16], util[16];
 	int i, s;
 
+	snprintf(flits, sizeof(flits), "%s flits/s", e);
+	snprintf(util, sizeof(util), "%s util", e);
 	printf("%9s %6s %4s %8s %12s %12s %14s %8s %8s\n", "time", "socket",
-	       "port", "GT/s", "rx MB/s", "tx MB/s", "rx flits/s", "rx util",
-	       "overhead");
+	       "port", "GT/s", "rx MB/s", "tx MB/s", flits, util, "overhead");
 	for (s = 0; s < MAX_SOCKETS; s++) {
-		double rx = 0, tx = 0;
-		bool any = false;
+		double rx = 0, tx = 0, peer;
+		char rxs[32] = "-", txs[32] = "-";
+		bool any = false, rx_known = true;
 
 		for (i = 0; i < nr_boxes; i++) {
-			struct qpi_metrics m;
+			struct plan_counts c;
+			struct plan_figures m;
 			char speed[16] = "-";
 
 			if (boxes[i].kind != QPI || boxes[i].socket != s)
 				continue;
-			qpi_metrics(&boxes[i], dt, cum, &m);
+			port_figures(&boxes[i], dt, cum, &c, &m);
 			if (boxes[i].speed > 0)
 				snprintf(speed, sizeof(speed), "%.1f",
 					 boxes[i].speed);
-			printf("%9.3f %6d %4d %8s %12.3f %12.3f %14.0f %7.2f%% %7.2f%%\n",
-			       t, s, boxes[i].idx, speed, m.rx_bw / 1e6,
-			       m.tx_bw / 1e6, m.rx_flit_rate, 100 * m.rx_util,
-			       100 * m.rx_overhead);
+			snprintf(rxs, sizeof(rxs), m.rx_known ? "%.3f" : "-", m.rx_bw / 1e6);
+			snprintf(txs, sizeof(txs), m.tx_known ? "%.3f" : "-", m.tx_bw / 1e6);
+			printf("%9.3f %6d %4d %8s %12s %12s %14.0f %7.2f%% %7.2f%%\n",
+			       t, s, boxes[i].idx, speed, rxs, txs, m.flit_rate,
+			       100 * m.util, 100 * m.overhead);
 			rx += m.rx_bw;
 			tx += m.tx_bw;
+			rx_known &= m.rx_known;
 			any = true;
 		}
-		if (any)
-			printf("%9.3f %6d %4s %8s %12.3f %12.3f\n", t, s, "all",
-			       "", rx / 1e6, tx / 1e6);
+		if (any) {
+			/* where ports count what they send: what the peer sent */
+			if (!rx_known && socket_rx(s, dt, cum, &peer)) {
+				rx = peer;
+				rx_known = true;
+			}
+			snprintf(rxs, sizeof(rxs), rx_known ? "%.3f" : "-", rx / 1e6);
+			printf("%9.3f %6d %4s %8s %12s %12.3f\n", t, s, "all",
+			       "", rxs, tx / 1e6);
+		}
+		for (i = 0; i < nr_boxes; i++)
+			if (boxes[i].socket == s && has_health(&boxes[i]))
+				print_health_row(t, &boxes[i], dt, cum);
 		for (i = 0; i < nr_boxes; i++) {
 			const struct box *b = &boxes[i];
 
@@ -452,14 +631,68 @@ static void print_table(double t, double dt, bool cum)
 	check_stdout();
 }
 
+/* A figure, or null for one this end cannot count. */
+static void json_num(const char *key, bool known, const char *fmt, double v)
+{
+	printf(", \"%s\": ", key);
+	if (known)
+		printf(fmt, v);
+	else
+		printf("null");
+}
+
+/* A count, exact at any size, or null. */
+static void json_u64(const char *key, bool known, uint64_t v)
+{
+	if (known)
+		printf(", \"%s\": %" PRIu64, key, v);
+	else
+		printf(", \"%s\": null", key);
+}
+
+static void json_share(const char *key, double share)
+{
+	json_num(key, share >= 0, "%.6f", share);
+}
+
+static void print_json_health(const struct box *b, double dt, bool cum)
+{
+	int k, j;
+
+	printf(", \"health\": {");
+	for (k = 0; k < NR_HFAMS; k++) {
+		const struct hfam *hf = &hfams[k];
+
+		printf("%s\"%s\": ", k ? ", " : "", hf->key);
+		if (hf->label)
+			printf("{");
+		for (j = 0; j < hf->n; j++) {
+			struct plan_health v = health(b, hf->ev[j], cum);
+
+			if (hf->label)
+				printf("%s\"%s\": ", j ? ", " : "", hf->val[j]);
+			printf("{\"count\": %" PRIu64 ", \"counted_s\": %.9f, \"enabled_s\": %.9f}",
+			       v.value, v.counted_s, v.enabled_s);
+		}
+		if (hf->label)
+			printf("}");
+	}
+	json_share("l0p_tx_share", residency(b, H_L0P_TX, dt, cum));
+	json_share("l0p_rx_share", residency(b, H_L0P_RX, dt, cum));
+	json_share("l1_share", residency(b, H_L1, dt, cum));
+	printf("}");
+}
+
 static void print_json(double t, double dt, bool cum)
 {
+	const char *e = plan->end == PLAN_RX ? "rx" : "tx";
 	int i, s, first_s = 1;
 
 	printf("{\"time\": %.9f, \"interval_s\": %.9f, \"sockets\": [", t, dt);
 	for (s = 0; s < MAX_SOCKETS; s++) {
-		double rx = 0, tx = 0;
+		double rx = 0, tx = 0, peer;
 		int first = 1, any = 0;
+		bool rx_known = true;
 
 		for (i = 0; i < nr_boxes; i++)
 			any |= boxes[i].socket == s;
@@ -468,26 +701,37 @@ static void print_json(double t, double dt, bool cum)
 		printf("%s{\"socket\": %d, \"ports\": [", first_s ? "" : ", ", s);
 		first_s = 0;
 		for (i = 0; i < nr_boxes; i++) {
-			struct qpi_metrics m;
+			struct plan_counts c;
+			struct plan_figures m;
+			char key[32];
 
 			if (boxes[i].kind != QPI || boxes[i].socket != s)
 				continue;
-			qpi_metrics(&boxes[i], dt, cum, &m);
+			port_figures(&boxes[i], dt, cum, &c, &m);
 			printf("%s{\"port\": %d, \"link_speed_gts\": %.1f, "
-			       "\"clockticks\": %" PRIu64 ", \"rx_data_flits\": %" PRIu64
-			       ", \"rx_nondata_flits\": %" PRIu64 ", \"tx_data_flits\": %" PRIu64
-			       ", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
-			       ", \"rx_bandwidth_bytes_per_s\": %.3f, \"tx_bandwidth_bytes_per_s\": %.3f"
-			       ", \"rx_flits_per_s\": %.3f, \"rx_utilization\": %.6f"
-			       ", \"rx_protocol_overhead\": %.6f}",
+			       "\"clockticks\": %" PRIu64 ", \"%s_data_flits\": %" PRIu64
+			       ", \"%s_nondata_flits\": %" PRIu64,
 			       first ? "" : ", ", boxes[i].idx, boxes[i].speed,
-			       m.clk, m.rx_data, m.rx_nondata, m.tx_data,
-			       m.rx_data * DATA_BYTES, m.tx_data * DATA_BYTES,
-			       m.rx_bw, m.tx_bw, m.rx_flit_rate, m.rx_util,
-			       m.rx_overhead);
+			       c.clk, e, c.data, e, c.nondata);
+			if (boxes[i].nr > BW_TX_DATA)
+				printf(", \"tx_data_flits\": %" PRIu64, c.tx_data);
+			json_u64("rx_bytes", m.rx_known, m.rx_bytes);
+			json_u64("tx_bytes", m.tx_known, m.tx_bytes);
+			json_num("rx_bandwidth_bytes_per_s", m.rx_known, "%.3f", m.rx_bw);
+			json_num("tx_bandwidth_bytes_per_s", m.tx_known, "%.3f", m.tx_bw);
+			snprintf(key, sizeof(key), "%s_flits_per_s", e);
+			json_num(key, true, "%.3f", m.flit_rate);
+			snprintf(key, sizeof(key), "%s_utilization", e);
+			json_num(key, true, "%.6f", m.util);
+			snprintf(key, sizeof(key), "%s_protocol_overhead", e);
+			json_num(key, true, "%.6f", m.overhead);
+			if (has_health(&boxes[i]))
+				print_json_health(&boxes[i], dt, cum);
+			printf("}");
 			first = 0;
 			rx += m.rx_bw;
 			tx += m.tx_bw;
+			rx_known &= m.rx_known;
 		}
 		printf("], \"links\": [");
 		first = 1;
@@ -508,92 +752,153 @@ static void print_json(double t, double dt, bool cum)
 			printf("}");
 			first = 0;
 		}
-		printf("], \"rx_bandwidth_bytes_per_s\": %.3f, \"tx_bandwidth_bytes_per_s\": %.3f}",
-		       rx, tx);
+		if (!rx_known && socket_rx(s, dt, cum, &peer)) {
+			rx = peer;
+			rx_known = true;
+		}
+		printf("]");
+		json_num("rx_bandwidth_bytes_per_s", rx_known, "%.3f", rx);
+		json_num("tx_bandwidth_bytes_per_s", true, "%.3f", tx);
+		printf("}");
 	}
-	printf("]}\n");
+	printf("], \"platform\": \"%s\", \"measured_at\": \"%s\"}\n", plan->name, e);
 	check_stdout();
 }
 
 enum {
-	M_CLK, M_RX_BYTES, M_TX_BYTES, M_RX_FLITS, M_UTIL, M_OVERHEAD,
-	M_SPEED, M_R3_CLK, M_VNA, M_VN0, M_FW,
+	M_CLK, M_RX_BYTES, M_TX_BYTES, M_FLITS, M_UTIL, M_OVERHEAD,
+	M_SPEED, M_R3_CLK, M_VNA, M_VN0, M_FW, M_HEALTH, M_COUNTED,
 };
+
+#define ANY_END	-1
 
 /*
  * The metric families.  @name is what the samples carry; an OpenMetrics
- * counter family is named without its "_total".
+ * counter family is named without its "_total".  @end: the plans it
+ * belongs to.  Health families (@hf) have a sample per label value.
  */
 static const struct family {
 	const char *name, *type, *unit, *help;
-	int kind, what;
+	int kind, what, end;
+	const struct hfam *hf;
 } families[] = {
 	{ "qpi_clockticks_total", "counter", NULL,
-	  "QPI link layer clock cycles of the port.", QPI, M_CLK },
+	  "QPI link layer clock cycles of the port.", QPI, M_CLK, ANY_END, NULL },
 	{ "qpi_rx_bytes_total", "counter", "bytes",
-	  "Data bytes received on the QPI port (data flits x 8).", QPI, M_RX_BYTES },
+	  "Data bytes received on the QPI port (data flits x 8).", QPI, M_RX_BYTES, PLAN_RX, NULL },
 	{ "qpi_tx_bytes_total", "counter", "bytes",
-	  "Data bytes sent from the QPI port (data flits x 8).", QPI, M_TX_BYTES },
+	  "Data bytes sent from the QPI port (data flits x 8).", QPI, M_TX_BYTES, ANY_END, NULL },
 	{ "qpi_rx_flits_total", "counter", NULL,
-	  "Data and non-data flits received on the QPI port.", QPI, M_RX_FLITS },
+	  "Data and non-data flits received on the QPI port.", QPI, M_FLITS, PLAN_RX, NULL },
+	{ "qpi_tx_flits_total", "counter", NULL,
+	  "Data and non-data flits sent from the QPI port.", QPI, M_FLITS, PLAN_TX, NULL },
 	{ "qpi_rx_utilization_ratio", "gauge", "ratio",
-	  "Received flits per link capacity (2 flits a cycle), 0-1, since the previous read.", QPI, M_UTIL },
+	  "Received flits per link capacity (2 flits a cycle), 0-1, since the previous read.", QPI, M_UTIL, PLAN_RX, NULL },
+	{ "qpi_tx_utilization_ratio", "gauge", "ratio",
+	  "Sent flits per link capacity (2 flits a cycle), 0-1, since the previous read.", QPI, M_UTIL, PLAN_TX, NULL },
 	{ "qpi_rx_protocol_overhead_ratio", "gauge", "ratio",
-	  "Share of received flits that carry no data, 0-1, since the previous read.", QPI, M_OVERHEAD },
+	  "Share of received flits that carry no data, 0-1, since the previous read.", QPI, M_OVERHEAD, PLAN_RX, NULL },
+	{ "qpi_tx_protocol_overhead_ratio", "gauge", "ratio",
+	  "Share of sent flits that carry no data, 0-1, since the previous read.", QPI, M_OVERHEAD, PLAN_TX, NULL },
 	{ "qpi_link_speed_transfers_per_second", "gauge", NULL,
-	  "QPI link speed from QPI_RATE_STATUS, transfers per second (0: unknown).", QPI, M_SPEED },
+	  "QPI link speed from QPI_RATE_STATUS, transfers per second (0: unknown).", QPI, M_SPEED, ANY_END, NULL },
 	{ "qpi_foreign_writes_total", "counter", NULL,
-	  "Times qpi_uncore found the port's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", QPI, M_FW },
+	  "Times qpi_uncore found the port's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", QPI, M_FW, ANY_END, NULL },
+	{ "qpi_crc_errors_total", "counter", NULL,
+	  "CRC errors the port detected on received flits (RxL_CRC_ERRORS), counted while the event had a counter, never extrapolated.", QPI, M_HEALTH, ANY_END, &hfams[0] },
+	{ "qpi_crc_errors_counted_seconds_total", "counter", "seconds",
+	  "Seconds qpi_crc_errors_total counted (health events take turns on the counters).", QPI, M_COUNTED, ANY_END, &hfams[0] },
+	{ "qpi_retry_stall_cycles_total", "counter", NULL,
+	  "Cycles the port's link-level retry queue was full or almost full (TxL_CRC_NO_CREDITS), counted while the event had a counter.", QPI, M_HEALTH, ANY_END, &hfams[1] },
+	{ "qpi_retry_stall_cycles_counted_seconds_total", "counter", "seconds",
+	  "Seconds qpi_retry_stall_cycles_total counted (health events take turns on the counters).", QPI, M_COUNTED, ANY_END, &hfams[1] },
+	{ "qpi_l0p_cycles_total", "counter", NULL,
+	  "Cycles the port's transmit or receive side was in L0p, half width (Tx/RxL0P_POWER_CYCLES), counted while the event had a counter.", QPI, M_HEALTH, ANY_END, &hfams[2] },
+	{ "qpi_l0p_cycles_counted_seconds_total", "counter", "seconds",
+	  "Seconds qpi_l0p_cycles_total counted (health events take turns on the counters).", QPI, M_COUNTED, ANY_END, &hfams[2] },
+	{ "qpi_l1_cycles_total", "counter", NULL,
+	  "Cycles the port's link was in L1, powered down (L1_POWER_CYCLES), counted while the event had a counter.", QPI, M_HEALTH, ANY_END, &hfams[3] },
+	{ "qpi_l1_cycles_counted_seconds_total", "counter", "seconds",
+	  "Seconds qpi_l1_cycles_total counted (health events take turns on the counters).", QPI, M_COUNTED, ANY_END, &hfams[3] },
 	{ "r3qpi_clockticks_total", "counter", NULL,
-	  "R3QPI clock cycles of the link.", R3QPI, M_R3_CLK },
+	  "R3QPI clock cycles of the link.", R3QPI, M_R3_CLK, ANY_END, NULL },
 	{ "r3qpi_vna_credit_rejects_total", "counter", NULL,
-	  "R3QPI failed VNA credit acquisitions, all message classes.", R3QPI, M_VNA },
+	  "R3QPI failed VNA credit acquisitions, all message classes.", R3QPI, M_VNA, ANY_END, NULL },
 	{ "r3qpi_vn0_credit_rejects_total", "counter", NULL,
-	  "R3QPI failed VN0 credit acquisitions, all message classes.", R3QPI, M_VN0 },
+	  "R3QPI failed VN0 credit acquisitions, all message classes.", R3QPI, M_VN0, ANY_END, NULL },
 	{ "r3qpi_foreign_writes_total", "counter", NULL,
-	  "Times qpi_uncore found the link's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", R3QPI, M_FW },
+	  "Times qpi_uncore found the link's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", R3QPI, M_FW, ANY_END, NULL },
 };
 
 static bool family_has(const struct family *f, const struct box *b)
 {
-	if (f->kind != b->kind)
+	if (f->kind != b->kind || (f->end != ANY_END && f->end != (int)plan->end))
 		return false;
 	if (f->what == M_FW)
 		return b->fw_fd >= 0;
+	if (f->what == M_HEALTH || f->what == M_COUNTED)
+		return has_health(b);
+	if (f->what == M_TX_BYTES)
+		return plan->end == PLAN_TX || b->nr > BW_TX_DATA;
 	/* credit rejects only where the platform has the events */
 	return f->kind == QPI || f->what == M_R3_CLK || b->nr == 3;
+}
+
+/* the samples of a health family, or of its _counted_seconds companion */
+static void health_samples(struct sbuf *sb, const struct family *f,
+			   const struct box *b)
+{
+	const struct hfam *hf = f->hf;
+	int j;
+
+	for (j = 0; j < hf->n; j++) {
+		const struct plan_health *v = &b->h[hf->ev[j]];
+
+		sb_printf(sb, "%s{socket=\"%d\",port=\"%d\"", f->name, b->socket, b->idx);
+		if (hf->label)
+			sb_printf(sb, ",%s=\"%s\"", hf->label, hf->val[j]);
+		if (f->what == M_HEALTH)
+			sb_printf(sb, "} %" PRIu64 "\n", v->value);
+		else
+			sb_printf(sb, "} %.9f\n", v->counted_s);
+	}
 }
 
 static void sample(struct sbuf *sb, const struct family *f,
 		   const struct box *b, double dt)
 {
-	struct qpi_metrics q = { }, qd = { };
+	struct plan_counts c, cd;
+	struct plan_figures q = { }, qd = { };
 	uint64_t v = 0;
 
+	if (f->what == M_HEALTH || f->what == M_COUNTED) {
+		health_samples(sb, f, b);
+		return;
+	}
 	sb_printf(sb, "%s{socket=\"%d\",%s=\"%d\"} ", f->name, b->socket,
 		  b->kind == QPI ? "port" : "link", b->idx);
 	if (b->kind == QPI) {
-		qpi_metrics(b, dt, true, &q);
-		qpi_metrics(b, dt, false, &qd);
+		port_figures(b, dt, true, &c, &q);
+		port_figures(b, dt, false, &cd, &qd);
 	}
 	switch (f->what) {
 	case M_UTIL:
-		sb_printf(sb, "%.6f\n", qd.rx_util);
+		sb_printf(sb, "%.6f\n", qd.util);
 		return;
 	case M_OVERHEAD:
-		sb_printf(sb, "%.6f\n", qd.rx_overhead);
+		sb_printf(sb, "%.6f\n", qd.overhead);
 		return;
 	case M_CLK:
-		v = q.clk;
+		v = c.clk;
 		break;
 	case M_RX_BYTES:
-		v = q.rx_data * DATA_BYTES;
+		v = q.rx_bytes;
 		break;
 	case M_TX_BYTES:
-		v = q.tx_data * DATA_BYTES;
+		v = q.tx_bytes;
 		break;
-	case M_RX_FLITS:
-		v = q.rx_data + q.rx_nondata;
+	case M_FLITS:
+		v = c.data + c.nondata;
 		break;
 	case M_SPEED:
 		/* GT/s have one decimal: print the exact integer */
@@ -827,11 +1132,15 @@ static int listen_on(const char *spec, char *where, size_t wlen)
 
 static void enable_all(int on)
 {
-	int i;
+	unsigned long req = on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	int i, j;
 
-	for (i = 0; i < nr_boxes; i++)
-		ioctl(boxes[i].fd[0], on ? PERF_EVENT_IOC_ENABLE :
-		      PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP);
+	for (i = 0; i < nr_boxes; i++) {
+		ioctl(boxes[i].fd[0], req, PERF_IOC_FLAG_GROUP);
+		for (j = 0; j < PLAN_NR_HEALTH; j++)
+			if (boxes[i].hfd[j] >= 0)
+				ioctl(boxes[i].hfd[j], req, 0);
+	}
 }
 
 /*
@@ -955,6 +1264,9 @@ static int listen_mode(int lfd, const char *where)
 			close(boxes[i].fd[j]);
 		if (boxes[i].fw_fd >= 0)
 			close(boxes[i].fw_fd);
+		for (j = 0; j < PLAN_NR_HEALTH; j++)
+			if (boxes[i].hfd[j] >= 0)
+				close(boxes[i].hfd[j]);
 	}
 	return 0;
 }
@@ -1138,6 +1450,7 @@ int main(int argc, char **argv)
 			exit(1);
 		}
 	}
+	plan = plan_for_model(plan_cpu_model(CPUINFO));
 	for (i = 0; i < MAX_BOXES; i++)
 		n += open_pmu(QPI, i) > 0;
 	if (!n)

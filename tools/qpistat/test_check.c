@@ -202,6 +202,38 @@ int main(void)
 	ok(check_rate(1e9, 0, false) == CK_WARN, "speed unknown: warn");
 	memcpy(ctl, (uint32_t[]){ 0, 0x400014, 0, 0 }, sizeof(ctl));
 	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "ctl read back as written");
+	{
+		const double quiet[3] = { 0.1, 0.0, -1 }, half[3] = { 0.5, 0.0, 0.0 };
+		const double l0p[3] = { 0.0, 0.51, -1 }, l1[3] = { 0.0, 0.0, 0.9 };
+
+		ok(check_health(0, quiet, 3, true) == CK_PASS,
+		   "health: no CRC errors, 10%% L0p under traffic: pass");
+		ok(check_health(1, quiet, 3, false) == CK_WARN,
+		   "health: one CRC error in normal operation, idle: warn");
+		ok(check_health(0, half, 3, true) == CK_PASS,
+		   "health: L0p exactly half the cycles: pass (most means more)");
+		ok(check_health(0, l0p, 3, true) == CK_WARN,
+		   "health: Rx L0p 51%% under traffic: warn");
+		ok(check_health(0, l1, 3, true) == CK_WARN,
+		   "health: L1 90%% under traffic: warn");
+		ok(check_health(0, l1, 3, false) == CK_PASS,
+		   "health: L1 90%% while idle: pass (power saving)");
+	}
+	{
+		double gap;
+
+		int v = check_symmetry(100000, 105000, 1000, &gap);
+
+		ok(v == CK_PASS && gap == 0.05, "symmetry: 5%% apart: pass (%.3f)", gap);
+		ok(check_symmetry(100000, 105001, 1000, &gap) == CK_WARN,
+		   "symmetry: Rx over-counts by just over 5%%: warn");
+		v = check_symmetry(100000, 90000, 1000, &gap);
+		ok(v == CK_WARN && gap == -0.1, "symmetry: Rx under-counts by 10%%: warn (%.3f)", gap);
+		ok(check_symmetry(999, 500, 1000, &gap) == CK_SKIP,
+		   "symmetry: below the floor: skip");
+		ok(check_symmetry(0, 5000, 1000, &gap) == CK_WARN,
+		   "symmetry: received without a sender: warn");
+	}
 	memcpy(ctl, (uint32_t[]){ 0x500014, 0, 0, 0 }, sizeof(ctl));
 	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "ov_en does not matter");
 	memcpy(ctl, (uint32_t[]){ 0, 0, 0, 0 }, sizeof(ctl));

@@ -65,6 +65,8 @@ static void fake_sysfs(void)
 	put(FAKE_SYSFS "/uncore_r3qpi_0", "cpumask", "0\n");
 	put(FAKE_SYSFS "/uncore_r3qpi_0/events", "vna_credits_reject.drs",
 	    "event=0x34,umask=0x8\n");
+	/* qpistat_fake's /proc/cpuinfo: IVB-EP, a plan that counts Rx */
+	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
 }
 
 static void slurp(const char *path, char *buf, size_t len)
@@ -543,6 +545,68 @@ static void textfile(void)
 	       "qpistat: --textfile: want the path of a file\n");
 }
 
+/*
+ * The plan follows /proc/cpuinfo's model: on HSX each direction is counted
+ * where it is sent, receive per port is unknown, and the health events
+ * have their series (a free counter to take turns on).
+ */
+static void plans_by_cpu(void)
+{
+	static const char *const prom[] = {
+		"\n# TYPE qpi_tx_flits_total counter\n",
+		"\nqpi_tx_bytes_total{socket=\"0\",port=\"0\"} 0\n",
+		"\nqpi_tx_utilization_ratio{socket=\"0\",port=\"0\"} 0.000000\n",
+		"\nqpi_crc_errors_total{socket=\"0\",port=\"0\",phase=\"link_init\"} 0\n",
+		"\nqpi_crc_errors_total{socket=\"0\",port=\"0\",phase=\"normal\"} 0\n",
+		"\nqpi_retry_stall_cycles_total{socket=\"0\",port=\"0\",level=\"full\"} 0\n",
+		"\nqpi_retry_stall_cycles_total{socket=\"0\",port=\"0\",level=\"almost_full\"} 0\n",
+		"\nqpi_l0p_cycles_total{socket=\"0\",port=\"0\",direction=\"tx\"} 0\n",
+		"\nqpi_l0p_cycles_total{socket=\"0\",port=\"0\",direction=\"rx\"} 0\n",
+		"\nqpi_l1_cycles_total{socket=\"0\",port=\"0\"} 0\n",
+		"\nqpi_l1_cycles_counted_seconds_total{socket=\"0\",port=\"0\"} ",
+		"\nqpi_crc_errors_counted_seconds_total{socket=\"0\",port=\"0\",phase=\"normal\"} ",
+	};
+	static const char *const json[] = {
+		"\"clockticks\": 0, \"tx_data_flits\": 0, \"tx_nondata_flits\": 0, \"rx_bytes\": null, \"tx_bytes\": 0, \"rx_bandwidth_bytes_per_s\": null",
+		"\"tx_flits_per_s\": 0.000, \"tx_utilization\": 0.000000",
+		"\"health\": {\"crc_errors\": {\"link_init\": {\"count\": 0, \"counted_s\": ",
+		"\"l1_cycles\": {\"count\": 0, ",
+		"\"l0p_tx_share\": null, \"l0p_rx_share\": null, \"l1_share\": null}",
+		"], \"rx_bandwidth_bytes_per_s\": null, \"tx_bandwidth_bytes_per_s\": 0.000}",
+		"\"platform\": \"HSX\", \"measured_at\": \"tx\"}\n",
+	};
+	struct result r;
+	unsigned int i;
+	bool good;
+
+	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
+	run(&r, OUT_FILE, ARGV("--prometheus", "--", "true"));
+	good = r.status == 0 && !strstr(r.out, "qpi_rx_");
+	for (i = 0; i < sizeof(prom) / sizeof(prom[0]); i++)
+		if (!strstr(r.out, prom[i])) {
+			printf("# no '%s'\n", prom[i] + 1);
+			good = false;
+		}
+	ok(good, "cli: HSX --prometheus: Tx families, health series, no qpi_rx_*");
+	run(&r, OUT_FILE, ARGV("--json", "--", "true"));
+	good = r.status == 0 && !strstr(r.out, "rx_data_flits");
+	for (i = 0; i < sizeof(json) / sizeof(json[0]); i++)
+		if (!strstr(r.out, json[i])) {
+			printf("# no '%s'\n", json[i]);
+			good = false;
+		}
+	ok(good, "cli: HSX --json: tx flits, receive null, health, the platform");
+	run(&r, OUT_FILE, ARGV("--", "true"));
+	ok(r.status == 0 && strstr(r.out, " tx flits/s  tx util overhead\n") &&
+	   strstr(r.out, " 0 port0 health: CRC errors link_init 0 normal 0, retry stall cycles full 0 almost_full 0, L0p tx - rx -, L1 -; "),
+	   "cli: HSX table: tx columns, a health row");
+	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
+	run(&r, OUT_FILE, ARGV("--prometheus", "--", "true"));
+	ok(r.status == 0 && strstr(r.out, "\nqpi_rx_bytes_total{socket=\"0\",port=\"0\"} 0\n") &&
+	   !strstr(r.out, "qpi_crc_errors_total") && !strstr(r.out, "qpi_tx_flits_total"),
+	   "cli: IVB-EP --prometheus: Rx families; no health (no counter left)");
+}
+
 void test_cli(void)
 {
 	struct result r;
@@ -562,4 +626,5 @@ void test_cli(void)
 	ipv6();
 	root_drops();
 	textfile();
+	plans_by_cpu();
 }

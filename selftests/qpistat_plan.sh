@@ -1,0 +1,255 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# qpistat's plan on the guest's platform (run-vm --platform, which sets the
+# CPU model qpistat reads): SNB-EP and IVB-EP count each direction where it
+# is received, HSX and BDX where it is sent and never open an Rx flit
+# event; a socket's receive is what the other socket sent.  Exact counts
+# from qpisim traffic injected at both ends of two links; on HSX/BDX the
+# health events' series, exact where the event held the spare counter.
+. "$(dirname "$0")/lib.sh"
+
+ktap_plan 7
+
+QPISTAT=/tools/bin/qpistat
+[ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
+
+case $PLATFORM in
+snbep) NAME=SNB-EP END=rx ;;
+ivbep) NAME=IVB-EP END=rx ;;
+hswep) NAME=HSX END=tx ;;
+bdx) NAME=BDX END=tx ;;
+*) echo "# qpistat_plan.sh: no plan for $PLATFORM"; exit $KSFT_SKIP ;;
+esac
+
+qpiu_unload
+expect_ok "load qpisim" qsim "$PLATFORM" sockets="$NR_SOCKETS" qpi_rate=7
+expect_ok "load qpi_uncore" qpiu_load
+
+# Socket 0 port 0 sends 1000 DRS (9 flits) and 500 HOM (1 flit) to socket
+# 1 port 0; socket 1 port 1 sends 200 DRS to socket 0 port 1.  qpisim has
+# no link map: both ends of each link are injected.
+TRAFFIC="echo 'packet socket=0 port=0 dir=tx mc=drs count=1000
+packet socket=0 port=0 dir=tx mc=hom_req count=500
+packet socket=1 port=0 dir=rx mc=drs count=1000
+packet socket=1 port=0 dir=rx mc=hom_req count=500
+packet socket=1 port=1 dir=tx mc=drs count=200
+packet socket=0 port=1 dir=rx mc=drs count=200' > $DBG/inject"
+
+# perf's rotation of every QPI PMU stopped (mux_stop) or back (mux_back)
+mux_stop()
+{
+	MUX_OLD=$(cat $PMUS/uncore_qpi_0/perf_event_mux_interval_ms)
+	for f in $PMUS/uncore_qpi_*/perf_event_mux_interval_ms; do echo 100000 > "$f"; done
+}
+mux_back()
+{
+	for f in $PMUS/uncore_qpi_*/perf_event_mux_interval_ms; do echo "$MUX_OLD" > "$f"; done
+}
+
+t_begin "bandwidth_exact_at_the_planned_end"
+out=$("$QPISTAT" --json -- sh -c "$TRAFFIC")
+echo "$out" | grep -qF "\"platform\": \"$NAME\", \"measured_at\": \"$END\"}" ||
+	fail "not the $NAME plan: $out"
+if [ $END = tx ]; then
+	set -- \
+	'"clockticks": 4750, "tx_data_flits": 8000, "tx_nondata_flits": 1500, "rx_bytes": null, "tx_bytes": 64000, "rx_bandwidth_bytes_per_s": null' \
+	'"tx_utilization": 1.000000, "tx_protocol_overhead": 0.157895' \
+	'"clockticks": 900, "tx_data_flits": 1600, "tx_nondata_flits": 200, "rx_bytes": null, "tx_bytes": 12800' \
+	'"tx_utilization": 1.000000, "tx_protocol_overhead": 0.111111' \
+	'"clockticks": 4750, "tx_data_flits": 0, "tx_nondata_flits": 0, "rx_bytes": null, "tx_bytes": 0'
+	echo "$out" | grep -q 'rx_data_flits' && fail "Rx flits on $NAME: $out"
+else
+	set -- \
+	'"clockticks": 4750, "rx_data_flits": 8000, "rx_nondata_flits": 1500, "tx_data_flits": 0, "rx_bytes": 64000, "tx_bytes": 0' \
+	'"rx_utilization": 1.000000, "rx_protocol_overhead": 0.157895' \
+	'"clockticks": 4750, "rx_data_flits": 0, "rx_nondata_flits": 0, "tx_data_flits": 8000, "rx_bytes": 0, "tx_bytes": 64000' \
+	'"clockticks": 900, "rx_data_flits": 1600, "rx_nondata_flits": 200, "tx_data_flits": 0, "rx_bytes": 12800, "tx_bytes": 0'
+fi
+for want; do
+	echo "$out" | grep -qF "$want" || fail "no '$want' in: $out"
+done
+# per socket, either way: socket 0 received 12800 B and sent 64000 B,
+# socket 1 the other way round, the others nothing.  Where the plan counts
+# at the sending end, receive per socket is known with two sockets only.
+if [ $END = tx ] && [ "$NR_SOCKETS" -ne 2 ]; then
+	expect_num "sockets whose receive is unknown" \
+		"$(echo "$out" | grep -o '\], "rx_bandwidth_bytes_per_s": null, "tx_bandwidth_bytes_per_s": [0-9.]*}' | grep -c .)" \
+		"$NR_SOCKETS"
+else
+echo "$out" | awk -v nr="$NR_SOCKETS" '{
+	match($0, /"interval_s": [0-9.]+/); t = substr($0, RSTART + 14, RLENGTH - 14)
+	split("12800 64000 64000 12800", want, " ")
+	for (k = 5; k <= 2 * nr; k++) want[k] = 0
+	s = $0; n = 0
+	while (match(s, /\], "rx_bandwidth_bytes_per_s": [0-9.]+, "tx_bandwidth_bytes_per_s": [0-9.]+\}/)) {
+		m = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+		gsub(/[^0-9., ]/, "", m); split(m, v, ", ")
+		for (k = 1; k <= 2; k++) {
+			got = v[k + 1] * t; w = want[2 * n + k]; d = got - w; if (d < 0) d = -d
+			if (d > w * 1e-6 + 0.01) { print "# socket " n " bytes " got " want " w; bad = 1 }
+		}
+		n++
+	}
+	exit bad || n != nr }' || fail "socket receive/send bytes: $out"
+fi
+t_end
+
+t_begin "prometheus_series_of_the_plan"
+out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+if [ $END = tx ]; then
+	expect_lines "$out" \
+		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
+		'qpi_tx_flits_total{socket="0",port="0"} 9500' \
+		'qpi_tx_bytes_total{socket="1",port="1"} 12800' \
+		'qpi_tx_flits_total{socket="1",port="1"} 1800' \
+		'qpi_tx_bytes_total{socket="1",port="0"} 0' \
+		'qpi_clockticks_total{socket="0",port="1"} 900' \
+		'qpi_tx_utilization_ratio{socket="0",port="0"} 1.000000'
+	echo "$out" | grep -q '^qpi_rx_' && fail "Rx series on $NAME"
+else
+	expect_lines "$out" \
+		'qpi_rx_bytes_total{socket="1",port="0"} 64000' \
+		'qpi_rx_flits_total{socket="1",port="0"} 9500' \
+		'qpi_rx_bytes_total{socket="0",port="1"} 12800' \
+		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
+		'qpi_tx_bytes_total{socket="1",port="1"} 12800'
+	echo "$out" | grep -q '^qpi_tx_flits_total' && fail "Tx flit series on $NAME"
+fi
+t_end
+
+# What qpistat programs into socket 0 port 0 while it counts: the plan's
+# bandwidth events on three or four counters, never an Rx flit event where
+# the plan counts at the sending end.
+t_begin "counters_hold_the_plan"
+regs=$("$QPISTAT" -- cat "$DBG/socket0/qpi0/regs")
+sel=$(echo "$regs" | sed -n 's/^ctl[0-3]=//p' | while read -r v; do
+	[ $((v & 0x400000)) -ne 0 ] && printf '0x%04x\n' $((v & 0xffff)); done | sort)
+if [ $END = tx ]; then
+	for e in 0x0014 0x0200 0x0400; do
+		echo "$sel" | grep -qx $e || fail "no $e among the enabled controls: $sel"
+	done
+	echo "$sel" | grep -qxE '0x0201|0x0401' && fail "an Rx flit event on $NAME: $sel"
+	# the fourth counter: one health event's turn
+	expect_num "enabled controls" "$(echo "$sel" | grep -c .)" 4
+else
+	expect_eq "enabled controls" "$(echo "$sel" | paste -sd' ' -)" "0x0014 0x0200 0x0201 0x0401"
+fi
+t_end
+
+# With perf's rotation stopped, the first health event (CRC errors in
+# normal operation) keeps the spare counter: its count is exact, and the
+# others say they never counted (no extrapolation from nothing).
+t_begin "health_series_and_their_counted_time"
+if [ $END = tx ]; then
+	mux_stop
+	out=$("$QPISTAT" --prometheus -- sh -c "echo 'event socket=0 box=qpi0 event=0x03 umask=0x02 count=3
+event socket=0 box=qpi0 event=0x03 umask=0x01 count=5
+event socket=0 box=qpi0 event=0x0d count=40 cycles=100' > $DBG/inject; sleep 0.2")
+	mux_back
+	expect_lines "$out" \
+		'qpi_crc_errors_total{socket="0",port="0",phase="normal"} 3' \
+		'qpi_crc_errors_total{socket="0",port="0",phase="link_init"} 0' \
+		'qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="link_init"} 0.000000000' \
+		'qpi_l0p_cycles_total{socket="0",port="0",direction="tx"} 0' \
+		'qpi_l0p_cycles_counted_seconds_total{socket="0",port="0",direction="tx"} 0.000000000' \
+		'qpi_l1_cycles_total{socket="1",port="1"} 0' \
+		'qpi_retry_stall_cycles_total{socket="1",port="0",level="almost_full"} 0'
+	c=$(echo "$out" | sed -n 's/^qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="normal"} //p')
+	awk -v c="$c" 'BEGIN { exit !(c >= 0.2) }' || fail "CRC normal counted $c s, want >= 0.2"
+else
+	out=$("$QPISTAT" --prometheus -- true)
+	echo "$out" | grep -q 'qpi_crc_errors' &&
+		fail "health series on $NAME, whose bandwidth takes all 4 counters"
+fi
+t_end
+
+# qpistat --check's health verdict, with rotation stopped so that the
+# first four of its events (clockticks, data flits, CRC errors in normal
+# operation, Tx L0p cycles) keep the counters.  Traffic at a steady rate
+# (qpisim's rate streams), so that any window sees the same shares: socket
+# 0 port 0 sees CRC errors; socket 1 port 1 spends 60 % of its cycles in
+# Tx L0p while it moves data.
+t_begin "check_health_verdict"
+DATA_EV=$([ $END = tx ] && echo 0x00 || echo 0x01)
+STREAMS="rate socket=0 box=qpi0 event=0x03 umask=0x02 per_s=100
+rate socket=0 box=qpi0 event=0x14 per_s=1000000
+rate socket=1 box=qpi1 event=0x14 per_s=1000000
+rate socket=1 box=qpi1 event=0x0d per_s=600000
+rate socket=1 box=qpi1 event=$DATA_EV umask=0x02 per_s=100000"
+mux_stop
+echo "$STREAMS" > $DBG/inject
+"$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1
+echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
+mux_back
+out=$(grep '^[a-z]* *health ' /tmp/qpistat_check.out)
+case $out in
+"warn health "*) ;;
+*) fail "no health warning: $(cat /tmp/qpistat_check.out)" ;;
+esac
+echo "$out" | grep -qE "socket 0 port 0: [1-9][0-9]* CRC errors in normal operation, L0p tx 0%, L0p rx not counted, L1 not counted, $END data flits 0 WARN" ||
+	fail "socket 0 port 0 not warned for CRC errors: $out"
+echo "$out" | grep -qE "socket 1 port 1: 0 CRC errors in normal operation, L0p tx 60%, L0p rx not counted, L1 not counted, $END data flits [1-9][0-9]* WARN" ||
+	fail "socket 1 port 1 not warned for L0p under traffic: $out"
+echo "$out" | grep -qE "socket 1 port 0: 0 CRC errors in normal operation, L0p tx not counted, L0p rx not counted, L1 not counted, $END data flits 0;" ||
+	fail "socket 1 port 0 not quiet: $out"
+t_end
+
+# qpistat --check's symmetry: socket 1's ports receive 10 % more data flits
+# than socket 0's sent (as an Rx event that over-counts by 10 % would);
+# the other way both ends agree.  Steady rates, so that the ends' counts
+# over the window keep that ratio.
+t_begin "check_symmetry_verdict"
+STREAMS="rate socket=0 box=qpi0 event=0x00 umask=0x02 per_s=100000
+rate socket=1 box=qpi0 event=0x01 umask=0x02 per_s=110000
+rate socket=1 box=qpi1 event=0x00 umask=0x02 per_s=100000
+rate socket=0 box=qpi1 event=0x01 umask=0x02 per_s=100000"
+echo "$STREAMS" > $DBG/inject
+"$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1
+echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
+out=$(grep '^[a-z]* *symmetry ' /tmp/qpistat_check.out)
+if [ $END = rx ] && [ "$NR_SOCKETS" -eq 2 ]; then
+	echo "$out" | grep -qE '^warn symmetry +socket 0 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 1 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+10\.0% WARN; socket 1 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 0 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+0\.0% => .*believe the sending end \(TxL_FLITS_G0.DATA\)' ||
+		fail "no symmetry warning for socket 0 -> 1: $(cat /tmp/qpistat_check.out)"
+	# qpisim's knob: socket 1 port 0's Rx events count 110 % of what
+	# arrives; the exporter's series carry it to the recording rule
+	# socket:qpi_rx_over_peer_tx:ratio_rate5m (1.1, promtool-tested).
+	echo 110 > "$DBG/socket1/qpi0/rx_count_pct"
+	out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+	echo 100 > "$DBG/socket1/qpi0/rx_count_pct"
+	expect_lines "$out" \
+		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
+		'qpi_rx_bytes_total{socket="1",port="0"} 70400'
+elif [ $END = rx ]; then
+	echo "$out" | grep -qE "^skip symmetry +$NR_SOCKETS sockets: without the link map only two can be compared" ||
+		fail "not skipped with $NR_SOCKETS sockets: $out"
+else
+	echo "$out" | grep -qE "^skip symmetry +$NAME: only the sending end is counted" ||
+		fail "not skipped on $NAME: $out"
+fi
+t_end
+
+# perf's own HSX/BDX metric qpi_data_transmit_bw is built on
+# TxL_FLITS_G0.DATA, the event qpistat counts there: on our PMUs perf
+# counts the 9600 data flits sent (8000 + 1600) and the metric is their
+# bytes over the run time, the same figure qpistat gives.
+t_begin "perf_metric_qpi_data_transmit_bw"
+if [ $END = tx ] && command -v perf > /dev/null; then
+	out=$(perf stat -a -x, -M qpi_data_transmit_bw -- sh -c "$TRAFFIC" 2>&1)
+	echo "$out" | sed 's/^/# perf: /'
+	flits=$(echo "$out" | awk -F, '$3 ~ /TxL_FLITS_G0.DATA/ { print $1 }')
+	expect_num "TxL_FLITS_G0.DATA counted by perf" "$flits" 9600
+	ns=$(echo "$out" | awk -F, '$3 == "duration_time" { print $1 }')
+	mbs=$(echo "$out" | awk -F, '$3 ~ /TxL_FLITS_G0.DATA/ { print $6 }')
+	# perf prints the metric with one decimal
+	want=$(awk -v ns="$ns" 'BEGIN { if (ns > 0) printf "%.1f", 9600 * 8 / 1e6 / (ns / 1e9) }')
+	expect_eq "qpi_data_transmit_bw (MB/s) of 76800 B in $ns ns" "$mbs" "$want"
+elif [ $END = tx ]; then
+	fail "no perf in the guest"
+else
+	echo "# $NAME: perf has no QPI metric"
+fi
+t_end
+
+qpiu_unload
+qpisim_unload
+ktap_finish
