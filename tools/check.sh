@@ -241,9 +241,10 @@ stage vm-snbep-hv vm tools/vm/run-vm --platform snbep --hypervisor --no-build \
 stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
 	--tests "qpi_uncore_sbox.sh"
 # the takeover from intel_uncore on E5 v3 and v4, whose intel_uncore
-# drivers and PCI IDs differ (the 2s stages cover v1 and v2)
-stage vm-hswep vm tools/vm/run-vm --platform hswep --no-build --tests "qpi_uncore_takeover.sh"
-stage vm-bdx vm tools/vm/run-vm --platform bdx --no-build --tests "qpi_uncore_takeover.sh"
+# drivers and PCI IDs differ (the 2s stages cover v1 and v2), and
+# qpistat's plan there: each direction counted where it is sent
+stage vm-hswep vm tools/vm/run-vm --platform hswep --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh"
+stage vm-bdx vm tools/vm/run-vm --platform bdx --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh"
 # qpistat --listen scraped by a real Prometheus on host loopback, the rules
 stage prometheus flat tools/prometheus/test.sh
 
