@@ -334,7 +334,7 @@ static int get(int family, const char *addr, int port)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
-	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
 	struct timeval tv = { .tv_sec = 10 };
 	char buf[64] = "";
 	int fd = socket(family, SOCK_STREAM, 0), status = 0;
