@@ -51,10 +51,24 @@ static void put(const char *dir, const char *name, const char *text)
 	}
 }
 
+/* mkdir -p @path */
+static void mkdirs(const char *path)
+{
+	char p[512], *s;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (s = p + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+}
+
 /* one QPI port and one R3QPI link, on CPU 0 */
 static void fake_sysfs(void)
 {
-	mkdir(FAKE_SYSFS, 0755);
+	mkdirs(FAKE_SYSFS);
 	mkdir(FAKE_SYSFS "/uncore_qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0/events", 0755);
