@@ -11,17 +11,8 @@ set -uo pipefail
 unset MAKEFLAGS MFLAGS MAKELEVEL WERROR CPPFLAGS CFLAGS LDFLAGS
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$here/qpistat
-n=0 rc=0
-
-result() { # STATUS NAME
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		rc=1
-	fi
-}
+# shellcheck source-path=SCRIPTDIR source=../ktap.sh
+. "$here/../ktap.sh"
 
 # the compile line make would run for qpistat, with ARGS
 line() {
@@ -85,7 +76,7 @@ syms=$(readelf --dyn-syms -W "$bin")
 grep -q ' __stack_chk_fail' <<< "$syms"
 result $? "qpistat has the stack protector (__stack_chk_fail)"
 chk=$(grep -oE ' __[a-z_]+_chk(@[A-Z_.0-9]+)?' <<< "$syms" | grep -v __stack_chk | sort -u)
-echo "# fortified: $(echo $chk)"
+echo "# fortified: $(tr "\n" " " <<< "$chk")"
 [[ -n $chk ]]
 result $? "qpistat is fortified (__*_chk functions)"
 if command -v hardening-check > /dev/null; then
@@ -94,4 +85,4 @@ if command -v hardening-check > /dev/null; then
 	result $? "hardening-check qpistat"
 fi
 echo "1..$n"
-exit $rc
+exit "$rc"
