@@ -282,7 +282,9 @@ kill -0 "$npid" 2> /dev/null || fail "node_exporter died: $(tail -n 5 /tmp/node.
 kill -TERM "$tpid"
 wait "$tpid"
 expect_num "exit status of --textfile" $? 0
-expect_eq "messages of --textfile" "$(cat /tmp/textfile.err)" ""
+# its one start-up line, nothing else
+expect_eq "messages of --textfile" "$(cat /tmp/textfile.err)" \
+	"qpistat: writing 4 QPI ports and 4 R3QPI links to $TEXTFILE_DIR/qpi.prom every 500 ms"
 # the temporary files were renamed, none is left
 expect_eq "files in the directory" "$(ls -a "$TEXTFILE_DIR" | tr '\n' ' ')" ". .. qpi.prom "
 kill "$npid"
