@@ -77,6 +77,15 @@ if [ "$NAME" = none ]; then
 	expect_line cpu fail "Skylake-SP or later, which has UPI, not QPI"
 	expect_line cpu fail "uncore_upi_0"
 	expect_line pci skip "no QPI platform"
+	# nothing to load here: no modprobe anywhere
+	expect_line module skip "qpi_uncore is not loaded, and has nothing to drive here (see cpu)"
+	grep -q modprobe $P/out && fail "a CPU without QPI is told to modprobe: $(cat $P/out)"
+	# qpistat itself: the cpu verdict, not the drivers' advice
+	"$QPISTAT" -c 1 > $P/out 2> $P/err
+	expect_num "qpistat's exit without PMUs" $? 69
+	expect_eq "qpistat's reason" "$(sed -n 2p $P/err)" \
+		"  This CPU has no QPI PMON (the cpu check of qpistat --check):"
+	grep -q modprobe $P/err && fail "qpistat tells a CPU without QPI to modprobe: $(cat $P/err)"
 	t_end
 	for t in healthy_machine_passes_every_check json_is_one_document \
 		 hidden_functions counters_ignore_writes foreign_writer \

@@ -61,7 +61,7 @@ build_w1() {
 	else
 		echo "not ok 1 modules build with W=1, no warnings"
 	fi
-	make -C "$repo" tools > /dev/null 2>&1 && echo "ok 2 user tools build (selftest helpers, qpistat)" ||
+	make -C "$repo" tools WERROR=1 > /dev/null 2>&1 && echo "ok 2 user tools build (selftest helpers, qpistat)" ||
 		echo "not ok 2 user tools build (selftest helpers, qpistat)"
 	route_builds
 }
@@ -223,8 +223,9 @@ stage build flat build_w1
 stage sparse flat sparse_check
 stage checkpatch flat tools/checkpatch.sh
 stage unittest flat make -s -C tools/unittest run
-# qpistat's HTTP parser and server, one result per case
-stage qpistat-unit flat make -s -C tools/qpistat test
+# qpistat's HTTP parser, server, command line and build, one result per
+# case; rebuilt with -Werror, which users' builds do not get
+stage qpistat-unit flat make -s -B -C tools/qpistat test WERROR=1
 stage packaging flat tools/packaging/test.sh
 # make install (packaging) rebuilt the tree's modules as users get them;
 # the guests below load the tree's modules as they are (--no-build) and

@@ -4,7 +4,8 @@
 
 CHECK is one of
   bad        malformed, oversized, unknown-path and wrong-method requests,
-             and clients that hang up early; each answered as it should be
+             Host and request forms of RFC 9112, and clients that hang up
+             early; each answered as it should be
   slow       a client that sends half a request and stalls is dropped
              at the exporter's 2 s request head deadline, while others get
              served
@@ -88,31 +89,34 @@ def hang_up(name, data):
 def bad():
     rnd = random.Random(14)
     junk = bytes(rnd.randrange(256) for _ in range(600))
-    expect("unknown path", b"GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404)
-    expect("path with a prefix", b"GET /metricsx HTTP/1.1\r\n\r\n", 404)
-    expect("POST", b"POST /metrics HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello", 405, "GET, HEAD")
-    expect("DELETE", b"DELETE /metrics HTTP/1.1\r\n\r\n", 405, "GET, HEAD")
+    expect("unknown path", b"GET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n", 404)
+    expect("path with a prefix", b"GET /metricsx HTTP/1.1\r\nHost: localhost\r\n\r\n", 404)
+    expect("POST", b"POST /metrics HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello", 405, "GET, HEAD")
+    expect("DELETE", b"DELETE /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", 405, "GET, HEAD")
     expect("no version", b"GET /metrics\r\n\r\n", 400)
     expect("HTTP/2.0", b"GET /metrics HTTP/2.0\r\n\r\n", 400)
-    expect("absolute target", b"GET http://x/metrics HTTP/1.1\r\n\r\n", 400)
+    expect("HTTP/1.1 without Host", b"GET /metrics HTTP/1.1\r\n\r\n", 400)
+    expect("two Host headers", b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\n\r\n", 400)
+    expect("absolute target", b"GET http://localhost/metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", 200)
+    expect("leading CRLF", b"\r\nGET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", 200)
     expect("header without colon", b"GET /metrics HTTP/1.1\r\nAccept text/plain\r\n\r\n", 400)
     expect("folded header", b"GET /metrics HTTP/1.1\r\nA: b\r\n c\r\n\r\n", 400)
     expect("NUL byte", b"GET /metrics HTTP/1.1\r\nX: a\0b\r\n\r\n", 400)
     expect("binary junk", junk + b"\r\n\r\n", 400)
-    expect("8 KiB header", b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 8192 + b"\r\n\r\n", 400)
-    expect("64 KiB header", b"GET /metrics HTTP/1.1\r\nX: " + b"a" * (64 << 10), 400)
+    expect("8 KiB header", b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 8192 + b"\r\n\r\n", 431)
+    expect("64 KiB header", b"GET /metrics HTTP/1.1\r\nX: " + b"a" * (64 << 10), 431)
     for i in range(20):
         hang_up(f"hang up {i}", b"GET /met" if i % 2 else b"")
-    expect("HEAD", b"HEAD /metrics HTTP/1.1\r\n\r\n", 200, head=True)
+    expect("HEAD", b"HEAD /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", 200, head=True)
     r = exchange(b"HEAD /metrics HTTP/1.0\r\n\r\n")
     if r is None or r[2] != b"" or int(r[1].get("content-length", "0")) == 0:
         say("HEAD: want a Content-Length and no body")
     expect("root", b"GET / HTTP/1.0\r\n\r\n", 200)
-    expect("query string", b"GET /metrics?x=1 HTTP/1.1\r\n\r\n", 200)
+    expect("query string", b"GET /metrics?x=1 HTTP/1.1\r\nHost: localhost\r\n\r\n", 200)
 
 
 def scrape(results, i, accept=None):
-    req = b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
+    req = b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n"
     if accept:
         req += b"Accept: " + accept.encode() + b"\r\n"
     try:

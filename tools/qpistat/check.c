@@ -27,7 +27,10 @@
 #include "check.h"
 #include "plan.h"
 
-const char *check_root = "";
+#ifndef CHECK_ROOT
+#define CHECK_ROOT	""	/* qpistat_fake's is its tests' fake tree */
+#endif
+const char *check_root = CHECK_ROOT;
 
 #define MAX_FNS		256
 #define MAX_BUSES	16
@@ -95,6 +98,8 @@ static struct {
 	const struct plat *plat;
 	int nr_sockets;
 	bool hypervisor, root;
+	/* the cpu verdict: this CPU has no QPI PMON, nothing to load */
+	bool no_qpi;
 	struct fn fns[MAX_FNS];
 	int nr_fns;
 	unsigned int buses[MAX_BUSES];
@@ -250,6 +255,7 @@ static void check_cpu(void)
 	    vendor, family, model, model > 0 ? model : 0, ck.nr_sockets,
 	    ck.nr_sockets > 1 ? "s" : "");
 	if (strcmp(vendor, "GenuineIntel") || family != 6) {
+		ck.no_qpi = true;
 		r->status = CK_FAIL;
 		app(r->saw, ": not an Intel Xeon with QPI");
 		app(r->todo, "nothing to monitor: QPI exists only on Intel Xeon E5-2600 v1-v4 and Xeon 7500");
@@ -261,12 +267,14 @@ static void check_cpu(void)
 	for (i = 0; i < sizeof(upi_models) / sizeof(upi_models[0]); i++) {
 		if (upi_models[i] != model)
 			continue;
+		ck.no_qpi = true;
 		r->status = CK_FAIL;
 		app(r->saw, ": Skylake-SP or later, which has UPI, not QPI");
 		app(r->todo, "use intel_uncore's UPI PMUs: perf stat -a -e uncore_upi_0/event=0x1/ (clockticks); qpi_uncore has nothing to drive here");
 		return;
 	}
 	if (!ck.plat) {
+		ck.no_qpi = true;
 		r->status = CK_FAIL;
 		app(r->saw, ": no QPI PMON this tool knows");
 		app(r->todo, "supported: SNB-EP (model 45), IVB-EP (62), HSX (63), BDX (79), Xeon 7500 (46)");
@@ -284,6 +292,17 @@ static void check_cpu(void)
 		app(r->todo, "%shypervisors normally do not pass the uncore PCI functions through: run qpistat --check on the host",
 		    mixed ? "; " : "");
 	}
+}
+
+bool check_cpu_qpi(char *why, size_t len)
+{
+	const struct result *r;
+
+	memset(&ck, 0, sizeof(ck));
+	check_cpu();
+	r = &ck.res[0];
+	snprintf(why, len, "%s%s%s", r->saw, r->todo[0] ? " => " : "", r->todo);
+	return !ck.no_qpi;
 }
 
 /* ---- pci ---- */
@@ -654,6 +673,12 @@ static void check_module(void)
 	if (d)
 		closedir(d);
 	past_episodes_scan();
+	/* the cpu verdict said why: loading a module here would not help */
+	if (!ck.module && ck.no_qpi) {
+		r->status = CK_SKIP;
+		app(r->saw, "qpi_uncore is not loaded, and has nothing to drive here (see cpu)");
+		return;
+	}
 	if (!ck.module) {
 		r->status = CK_FAIL;
 		app(r->saw, "qpi_uncore is not loaded");

@@ -27,6 +27,13 @@ extern const char *check_root;
 /* qpistat --check [--json] [--window ms]: the exit status. */
 int check_main(int argc, char **argv);
 
+/*
+ * The cpu check alone, for qpistat's own messages: false when the CPU
+ * has no QPI PMON (an AMD, a UPI Xeon, another model), its "saw => do"
+ * then in @why.  True when it has one or /proc/cpuinfo is unreadable.
+ */
+bool check_cpu_qpi(char *why, size_t len);
+
 /* All checks, written to @out: 0 every check passed or warned, 1 a fail. */
 int check_run(FILE *out, bool json, int window_ms);
 

@@ -2,20 +2,41 @@
 /*
  * Request parsing for qpistat --listen: see http.h.  Strict on purpose:
  * anything that is not a well-formed HTTP/1.0 or 1.1 request line followed
- * by "name: value" header lines is answered with 400.
+ * by "name: value" header lines is answered with 400, and so is an
+ * HTTP/1.1 request without exactly one valid Host (RFC 9112 3.2).
  */
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "http.h"
 
+/*
+ * The empty lines at the start of @buf: a client may send one after a
+ * previous request's body, and a server ignores it (RFC 9112 2.2).
+ */
+static size_t leading_empty(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (;;) {
+		if (i < len && buf[i] == '\n')
+			i++;
+		else if (i + 1 < len && buf[i] == '\r' && buf[i + 1] == '\n')
+			i += 2;
+		else
+			return i;
+	}
+}
+
 size_t http_header_end(const char *buf, size_t len)
 {
 	size_t i;
 
-	for (i = 0; i < len; i++) {
+	for (i = leading_empty(buf, len); i < len; i++) {
 		if (buf[i] != '\n')
 			continue;
 		if (i + 1 < len && buf[i + 1] == '\n')
@@ -24,6 +45,13 @@ size_t http_header_end(const char *buf, size_t len)
 			return i + 3;
 	}
 	return 0;
+}
+
+int http_too_large(const char *buf, size_t len)
+{
+	size_t skip = leading_empty(buf, len);
+
+	return memchr(buf + skip, '\n', len - skip) ? 431 : 414;
 }
 
 static bool is_tchar(char c)
@@ -164,15 +192,107 @@ static void bad(struct http_request *req, int status, const char *why)
 	req->why = why;
 }
 
-void http_parse(const char *buf, size_t len, struct http_request *req)
+/* reg-name's characters: unreserved, sub-delims and pct-encoded's '%' */
+static bool is_reg_name(char c)
 {
-	const char *p = buf, *end = buf + len, *line, *sp1, *sp2, *q;
+	return isalnum((unsigned char)c) || (c && strchr("-._~!$&'()*+,;=%", c));
+}
+
+/*
+ * Split authority [h, h + len) (uri-host [":" port], RFC 9110 7.2) into
+ * its host, without brackets; false if it is not one.  An IP-literal is
+ * checked loosely (hex digits, ':' and '.'): http_host_loopback() parses
+ * it properly where that matters.
+ */
+static bool split_authority(const char *h, size_t len, const char **host,
+			    size_t *hlen, bool *bracketed)
+{
+	const char *end = h + len, *p = h;
+
+	*bracketed = len && *h == '[';
+	if (*bracketed) {
+		const char *rb = memchr(h, ']', len);
+
+		if (!rb)
+			return false;
+		for (p = h + 1; p < rb; p++)
+			if (!isxdigit((unsigned char)*p) && *p != ':' && *p != '.')
+				return false;
+		*host = h + 1;
+		*hlen = rb - h - 1;
+		p = rb + 1;
+	} else {
+		while (p < end && *p != ':' && is_reg_name(*p))
+			p++;
+		*host = h;
+		*hlen = p - h;
+	}
+	if (p < end && *p++ != ':')
+		return false;
+	while (p < end && isdigit((unsigned char)*p))
+		p++;
+	return p == end;
+}
+
+bool http_host_loopback(const char *h, size_t len)
+{
+	unsigned char addr[16];
+	const char *host;
+	char name[64];
+	size_t hlen;
+	bool br;
+
+	if (!split_authority(h, len, &host, &hlen, &br) || hlen >= sizeof(name))
+		return false;
+	memcpy(name, host, hlen);
+	name[hlen] = 0;
+	if (br) {
+		static const unsigned char v4mapped[12] = {
+			[10] = 0xff, [11] = 0xff };
+		struct in6_addr a6;
+
+		if (inet_pton(AF_INET6, name, &a6) != 1)
+			return false;
+		memcpy(addr, &a6, 16);
+		/* ::ffff:127.x.y.z is how a v6 socket sees an IPv4 loopback */
+		return IN6_IS_ADDR_LOOPBACK(&a6) ||
+		       (!memcmp(addr, v4mapped, 12) && addr[12] == 127);
+	}
+	if (!strcasecmp(name, "localhost"))
+		return true;
+	/* a dotted quad only: inet_pton takes no "127.1" or octal forms */
+	return inet_pton(AF_INET, name, addr) == 1 && addr[0] == 127;
+}
+
+/* The field value after @colon, up to @end, without OWS around it. */
+static void header_value(const char *colon, const char *end, const char **v,
+			 size_t *vlen)
+{
+	const char *p = colon + 1;
+
+	while (p < end && is_ows(*p))
+		p++;
+	while (end > p && is_ows(end[-1]))
+		end--;
+	*v = p;
+	*vlen = end - p;
+}
+
+void http_parse(const char *buf, size_t len, bool loopback,
+		struct http_request *req)
+{
+	const char *p, *end = buf + len, *line, *sp1, *sp2, *q;
+	const char *host = NULL, *auth = NULL, *path, *h;
 	struct http_accept accept = { };
-	size_t n, mlen, tlen;
+	size_t n, mlen, tlen, hostlen = 0, authlen = 0, plen, hl;
+	int hosts = 0;
+	bool http11, br;
 
 	memset(req, 0, sizeof(*req));
 	if (memchr(buf, 0, len))
 		return bad(req, 400, "NUL byte in the request");
+	buf += leading_empty(buf, len);
+	p = buf;
 	if (!next_line(&p, end, &line, &n))
 		return bad(req, 400, "no request line");
 	sp1 = memchr(line, ' ', n);
@@ -192,6 +312,7 @@ void http_parse(const char *buf, size_t len, struct http_request *req)
 	if (line + n - sp2 - 1 != 8 ||
 	    (strncmp(sp2 + 1, "HTTP/1.1", 8) && strncmp(sp2 + 1, "HTTP/1.0", 8)))
 		return bad(req, 400, "not HTTP/1.0 or HTTP/1.1");
+	http11 = sp2[8] == '1';
 	/* known before the headers, so that a HEAD's 400 has no body either */
 	req->head = mlen == 4 && !strncmp(buf, "HEAD", 4);
 
@@ -208,21 +329,70 @@ void http_parse(const char *buf, size_t len, struct http_request *req)
 				return bad(req, 400, "control character in a header");
 		if (colon - line == 6 && !strncasecmp(line, "Accept", 6))
 			http_accept_add(&accept, colon + 1, line + n - colon - 1);
+		if (colon - line == 4 && !strncasecmp(line, "Host", 4)) {
+			hosts++;
+			header_value(colon, line + n, &host, &hostlen);
+		}
 	}
 	req->openmetrics = http_accept_openmetrics(&accept);
 
+	/* RFC 9112 3.2: a server MUST answer these with 400 */
+	if (hosts > 1)
+		return bad(req, 400, "more than one Host header");
+	if (!hosts && http11)
+		return bad(req, 400, "no Host header (HTTP/1.1 wants one)");
+	if (hosts && !split_authority(host, hostlen, &h, &hl, &br))
+		return bad(req, 400, "malformed Host header");
 	if (!req->head && (mlen != 3 || strncmp(buf, "GET", 3)))
 		return bad(req, 405, "method not allowed");
-	if (sp1[1] != '/')
+	path = sp1 + 1;
+	plen = tlen;
+	if (tlen > 7 && !strncasecmp(path, "http://", 7)) {
+		/* absolute-form: its authority, not Host, names the server */
+		auth = path + 7;
+		for (q = auth; q < sp2 && *q != '/' && *q != '?' && *q != '#'; q++)
+			;
+		authlen = q - auth;
+		if (memchr(auth, '@', authlen))
+			return bad(req, 400, "user information in the request target");
+		if (!authlen || !split_authority(auth, authlen, &h, &hl, &br))
+			return bad(req, 400, "malformed authority in the request target");
+		path = q;
+		plen = sp2 - q;
+	} else if (*path != '/') {
 		return bad(req, 400, "request target is not a path");
-	for (q = sp1 + 1; q < sp2 && *q != '?' && *q != '#'; q++)
+	} else if (hosts) {
+		auth = host;
+		authlen = hostlen;
+	}
+	if (loopback && auth && !http_host_loopback(auth, authlen))
+		return bad(req, 421, "this server answers to loopback names only");
+	for (q = path; q < path + plen && *q != '?' && *q != '#'; q++)
 		;
-	if (q - sp1 - 1 == 8 && !strncmp(sp1 + 1, "/metrics", 8))
+	if (q - path == 8 && !strncmp(path, "/metrics", 8))
 		req->route = ROUTE_METRICS;
-	else if (q - sp1 - 1 == 1)
+	else if (q - path <= 1)
+		/* "http://host" and "http://host?q" are the root too */
 		req->route = ROUTE_ROOT;
 	else
 		return bad(req, 404, "no such path");
+}
+
+void http_date(char buf[HTTP_DATE_LEN], time_t t)
+{
+	static const char days[7][4] = {
+		"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
+	static const char months[12][4] = {
+		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec" };
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, HTTP_DATE_LEN, "%s, %02u %s %04u %02u:%02u:%02u GMT",
+		 days[tm.tm_wday % 7], (unsigned char)tm.tm_mday,
+		 months[tm.tm_mon % 12], (unsigned short)(tm.tm_year + 1900) % 10000,
+		 (unsigned char)tm.tm_hour, (unsigned char)tm.tm_min,
+		 (unsigned char)tm.tm_sec);
 }
 
 const char *http_reason(int status)
@@ -232,6 +402,9 @@ const char *http_reason(int status)
 	case 400: return "Bad Request";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
+	case 414: return "URI Too Long";
+	case 421: return "Misdirected Request";
+	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
 	case 503: return "Service Unavailable";
 	default: return "Error";

@@ -117,22 +117,36 @@ static int cpu_socket(int cpu)
 	return read_str(path, buf, sizeof(buf)) ? -1 : atoi(buf);
 }
 
+/*
+ * The remedies, narrowest first: CAP_PERFMON for this binary or this
+ * service, or root; the sysctl, which opens every CPU's events to every
+ * user, only last.
+ */
 static void die_perm(const char *pmu)
 {
-	char buf[16] = "?";
+	char buf[16] = "?", self[PATH_MAX] = "qpistat";
+	ssize_t n;
 
 	read_str("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
 	buf[strcspn(buf, "\n")] = 0;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0)
+		self[n] = 0;
 	fprintf(stderr,
 		"qpistat: permission denied opening %s events.\n"
-		"  System-wide uncore events need root, CAP_PERFMON (or CAP_SYS_ADMIN),\n"
-		"  or kernel.perf_event_paranoid <= 0 (it is %s):\n"
-		"    sudo sysctl kernel.perf_event_paranoid=0\n", pmu, buf);
+		"  System-wide uncore events need CAP_PERFMON (or root).  Give it to qpistat only:\n"
+		"    sudo setcap cap_perfmon+ep %s  (anyone who can run it gets it)\n"
+		"    or a systemd unit with AmbientCapabilities=CAP_PERFMON (qpistat.service has it)\n"
+		"    or sudo qpistat ...\n", pmu, self);
 	/* Debian's (and Android's) level 3 wants CAP_SYS_ADMIN */
 	if (atoi(buf) > 2)
 		fprintf(stderr,
-			"  Above 2 the kernel refuses CAP_PERFMON too: a service with only\n"
-			"  CAP_PERFMON needs kernel.perf_event_paranoid <= 2.\n");
+			"  kernel.perf_event_paranoid is %s: above 2 this kernel wants root (CAP_SYS_ADMIN)\n"
+			"  and refuses CAP_PERFMON alone; at 2, upstream's default, CAP_PERFMON is enough.\n",
+			buf);
+	fprintf(stderr,
+		"  Last resort: sudo sysctl kernel.perf_event_paranoid=0 (it is %s) lets every user\n"
+		"  watch every CPU's events: it weakens the whole machine, not just qpistat.\n", buf);
 	exit(EX_NOPERM);
 }
 
@@ -187,8 +201,15 @@ static void die_no_pmus(void)
 {
 	bool ours = !access("/sys/module/qpi_uncore", F_OK);
 	bool intree = !access("/sys/module/intel_uncore", F_OK);
+	char why[4096];
 
 	fprintf(stderr, "qpistat: no uncore_qpi_* PMU in %s.\n", PMU_DIR);
+	/* no module can help there: none of the advice below applies */
+	if (!check_cpu_qpi(why, sizeof(why))) {
+		fprintf(stderr, "  This CPU has no QPI PMON (the cpu check of qpistat --check):\n  %s\n",
+			why);
+		exit(EX_UNAVAILABLE);
+	}
 	if (explain_reserved(ours))
 		exit(EX_UNAVAILABLE);
 	if (!ours && !intree)
@@ -991,6 +1012,8 @@ static void write_all(int fd, const char *p, size_t len)
  * moment, so the exposition is written whole to a temporary file in the
  * same directory, under a name the collector skips (it reads *.prom
  * only), and renamed over FILE.  The counters run since qpistat started.
+ * The temporary file of DIR/BASE is DIR/.BASE.XXXXXX, the X being six
+ * letters and digits (mkostemp).
  */
 static void write_textfile(const char *file, double dt)
 {
@@ -1031,6 +1054,73 @@ static void write_textfile(const char *file, double dt)
 		fprintf(stderr, "qpistat: --textfile: writing %s: %s\n", file, strerror(err));
 		exit(1);
 	}
+}
+
+/* FILE's name ends in .prom, after at least one character */
+static bool textfile_named_prom(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	size_t len;
+
+	base = base ? base + 1 : file;
+	len = strlen(base);
+	return len > 5 && !strcmp(base + len - 5, ".prom");
+}
+
+/* Is @name the name of a temporary file of @base (".BASE.XXXXXX")? */
+static bool textfile_tmp(const char *name, const char *base)
+{
+	size_t blen = strlen(base), i;
+
+	if (name[0] != '.' || strncmp(name + 1, base, blen) || name[1 + blen] != '.' ||
+	    strlen(name) != blen + 8)
+		return false;
+	for (i = blen + 2; name[i]; i++)
+		if (!isalnum((unsigned char)name[i]))
+			return false;
+	return true;
+}
+
+/*
+ * A qpistat killed between mkostemp() and rename() leaves its temporary
+ * file behind, one per restart: at the start, remove those of FILE that
+ * are ours (regular files of our uid).  Returns how many.  Two qpistats
+ * writing one FILE would remove each other's: one per FILE.
+ */
+static int remove_stale_tmp(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	char dir[PATH_MAX];
+	struct dirent *de;
+	struct stat st;
+	int n = 0, dfd;
+	DIR *d;
+
+	base = base ? base + 1 : file;
+	snprintf(dir, sizeof(dir), "%.*s", base == file ? 1 : (int)(base - file),
+		 base == file ? "." : file);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	dfd = dirfd(d);
+	while ((de = readdir(d)))
+		if (textfile_tmp(de->d_name, base) &&
+		    !fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    !unlinkat(dfd, de->d_name, 0))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* How many QPI ports and R3QPI links are open, for the start-up line. */
+static void count_boxes(int *nq, int *nr3)
+{
+	int i;
+
+	*nq = *nr3 = 0;
+	for (i = 0; i < nr_boxes; i++)
+		boxes[i].kind == QPI ? (*nq)++ : (*nr3)++;
 }
 
 /*
@@ -1247,13 +1337,12 @@ static void parse_user(const char *spec)
 
 static int listen_mode(int lfd, const char *where)
 {
-	int i, nq = 0, nr3 = 0;
+	int i, nq, nr3;
 
 	enable_all(1);
 	last_read = now_s();
 	drop_privileges();
-	for (i = 0; i < nr_boxes; i++)
-		boxes[i].kind == QPI ? nq++ : nr3++;
+	count_boxes(&nq, &nr3);
 	fprintf(stderr, "qpistat: serving %d QPI ports and %d R3QPI links at http://%s/metrics\n",
 		nq, nr3, where);
 	serve(lfd, scrape);
@@ -1273,31 +1362,67 @@ static int listen_mode(int lfd, const char *where)
 
 static volatile sig_atomic_t child;
 
-static void on_signal(int sig)
+/* the signals that end a run, and are passed on to the command */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static sigset_t caught;		/* those of them qpistat handles */
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	stop = 1;
-	/* the command's run is what is measured: it ends, then the counts */
-	if (sig == SIGTERM && child > 0)
-		kill(child, SIGTERM);
+	/*
+	 * The command's run is what is measured: it ends, then the counts.
+	 * A terminal's ^C, ^\ or hang-up comes from the kernel to the whole
+	 * foreground process group, the command included: not twice.
+	 */
+	if (child > 0 && si->si_code != SI_KERNEL)
+		kill(child, sig);
+}
+
+/* The stop signals end the run cleanly; one ignored at start (nohup) stays so. */
+static void catch_signals(void)
+{
+	struct sigaction sa = {
+		.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART,
+	};
+	unsigned int i;
+
+	sigemptyset(&caught);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction old;
+
+		if (!sigaction(stop_signals[i], NULL, &old) && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(stop_signals[i], &sa, NULL);
+		sigaddset(&caught, stop_signals[i]);
+	}
 }
 
 /* the shell's convention: 128 + n for a command killed by signal n */
 static int run_command(char **argv)
 {
-	sigset_t term, old;
+	pid_t pid, parent = getpid();
+	sigset_t old;
 	siginfo_t info;
-	int status;
-	pid_t pid;
+	int status, sig;
 
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, &old);
+	sigprocmask(SIG_BLOCK, &caught, &old);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "qpistat: fork: %s\n", strerror(errno));
 		exit(1);
 	}
 	if (pid == 0) {
+		/* the command starts with the dispositions qpistat was given */
+		for (sig = 1; sig < NSIG; sig++)
+			if (sigismember(&caught, sig) == 1)
+				signal(sig, SIG_DFL);
+		/*
+		 * qpistat killed (SIGKILL, a crash) must not leave the command
+		 * running alone; if it died already, do not start it.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(126);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "qpistat: %s: %s\n", argv[0], strerror(errno));
@@ -1305,10 +1430,12 @@ static int run_command(char **argv)
 	}
 	child = pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	/* not reaped yet: a SIGTERM meanwhile cannot hit a recycled pid */
+	/* not reaped yet: a signal meanwhile cannot hit a recycled pid */
 	while (waitid(P_PID, pid, &info, WEXITED | WNOWAIT) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "qpistat: waitid: %s\n", strerror(errno));
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
 			exit(1);
 		}
 	}
@@ -1427,6 +1554,12 @@ int main(int argc, char **argv)
 		if (!*textfile || textfile[strlen(textfile) - 1] == '/' ||
 		    strlen(textfile) > PATH_MAX - 16)
 			conflict("--textfile: want the path of a file");
+		/* node_exporter would skip it: it reads *.prom only */
+		if (!textfile_named_prom(textfile)) {
+			fprintf(stderr, "qpistat: --textfile '%s': want a name ending in .prom, the only files node_exporter reads\n",
+				textfile);
+			exit(2);
+		}
 	}
 	if (listen) {
 		if (optind < argc)
@@ -1460,21 +1593,30 @@ int main(int argc, char **argv)
 	read_speeds();
 	if (listen)
 		return listen_mode(lfd, where);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
+	catch_signals();
 
 	t0 = now_s();
 	enable_all(1);
 	if (textfile) {
+		int stale, nq, nr3;
+
 		/* as --listen: the events are open, nothing more is needed */
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
 			fprintf(stderr, "qpistat: PR_SET_NO_NEW_PRIVS: %s\n", strerror(errno));
 			exit(1);
 		}
 		drop_capabilities();
+		stale = remove_stale_tmp(textfile);
 		/* at once: node_exporter has a file, and a bad directory is found */
 		read_all();
 		write_textfile(textfile, 0);
+		count_boxes(&nq, &nr3);
+		fprintf(stderr, "qpistat: writing %d QPI ports and %d R3QPI links to %s every %ld ms",
+			nq, nr3, textfile, interval);
+		if (stale)
+			fprintf(stderr, "; removed %d stale temporary file%s", stale,
+				stale > 1 ? "s" : "");
+		fprintf(stderr, "\n");
 	}
 	if (optind < argc) {
 		/* command mode: count while it runs */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -70,6 +71,8 @@ struct conn {
 };
 
 static struct conn *conns[MAX_CONNS];
+/* the listening socket is on a loopback address: Host must name one */
+static bool loopback;
 static int nr_conns;
 static unsigned long nr_accepted;
 static double accept_paused_until;
@@ -95,9 +98,12 @@ static void conn_close(int i)
 static void respond(struct conn *c, int status, const char *ctype,
 		    const char *extra, const char *body, size_t len, bool head)
 {
-	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+	char date[HTTP_DATE_LEN];
+
+	http_date(date, time(NULL));
+	sb_printf(&c->out, "HTTP/1.1 %d %s\r\nDate: %s\r\nContent-Type: %s\r\n"
 		  "Content-Length: %zu\r\n%sConnection: close\r\n\r\n",
-		  status, http_reason(status), ctype, len, extra ? extra : "");
+		  status, http_reason(status), date, ctype, len, extra ? extra : "");
 	if (!head)
 		sb_printf(&c->out, "%.*s", (int)len, body);
 	c->state = WRITING;
@@ -120,7 +126,7 @@ static void handle_request(struct conn *c, size_t end, metrics_fn metrics)
 	struct sbuf body = { };
 	int err;
 
-	http_parse(c->req, end, &req);
+	http_parse(c->req, end, loopback, &req);
 	if (req.status) {
 		respond_text(c, req.status, req.status == 405 ?
 			     "Allow: GET, HEAD\r\n" : NULL, req.why, req.head);
@@ -141,10 +147,11 @@ static void handle_request(struct conn *c, size_t end, metrics_fn metrics)
 	} else if (body.oom) {
 		respond_text(c, 500, NULL, "out of memory", req.head);
 	} else {
+		/* caches must not serve one format to a scraper of the other */
 		respond(c, 200, req.openmetrics ?
 			"application/openmetrics-text; version=1.0.0; charset=utf-8" :
 			"text/plain; version=0.0.4; charset=utf-8",
-			NULL, body.p, body.len, req.head);
+			"Vary: Accept\r\n", body.p, body.len, req.head);
 	}
 	free(body.p);
 }
@@ -168,7 +175,8 @@ static bool conn_io(struct conn *c, metrics_fn metrics)
 		if (end)
 			handle_request(c, end, metrics);
 		else if (c->len == sizeof(c->req))
-			respond_text(c, 400, NULL, "request header larger than 8192 bytes",
+			respond_text(c, http_too_large(c->req, c->len), NULL,
+				     "request head larger than 8192 bytes",
 				     !strncmp(c->req, "HEAD ", 5));
 		return !c->out.oom;
 	case WRITING:
@@ -339,6 +347,21 @@ static void stopping(void)
 	}
 }
 
+/* Is @fd bound to 127.0.0.0/8, ::1 or ::ffff:127.0.0.0/104? */
+static bool bound_to_loopback(int fd)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+	const struct in6_addr *a6 = &((struct sockaddr_in6 *)&a)->sin6_addr;
+
+	if (getsockname(fd, (struct sockaddr *)&a, &alen))
+		return false;
+	if (a.ss_family == AF_INET)
+		return ntohl(((struct sockaddr_in *)&a)->sin_addr.s_addr) >> 24 == 127;
+	return a.ss_family == AF_INET6 && (IN6_IS_ADDR_LOOPBACK(a6) ||
+		(IN6_IS_ADDR_V4MAPPED(a6) && a6->s6_addr[12] == 127));
+}
+
 int serve(int lfd, metrics_fn metrics)
 {
 	struct pollfd pfd[2 + MAX_CONNS];
@@ -346,6 +369,7 @@ int serve(int lfd, metrics_fn metrics)
 	sigset_t set;
 	int sfd, i;
 
+	loopback = bound_to_loopback(lfd);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -51,10 +52,39 @@ static void put(const char *dir, const char *name, const char *text)
 	}
 }
 
+/* mkdir -p @path */
+static void mkdirs(const char *path)
+{
+	char p[512], *s;
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (s = p + 1; (s = strchr(s, '/')); s++) {
+		*s = 0;
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	mkdir(p, 0755);
+}
+
+/* a /proc/cpuinfo of two sockets of @vendor family 6 model @model */
+static void fake_cpuinfo(const char *vendor, int model)
+{
+	char text[1024] = "";
+	int cpu;
+
+	mkdirs(FAKE_ROOT "/proc");
+	for (cpu = 0; cpu < 2; cpu++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 "processor\t: %d\nvendor_id\t: %s\ncpu family\t: 6\n"
+			 "model\t\t: %d\nphysical id\t: %d\nflags\t\t: fpu\n\n",
+			 cpu, vendor, model, cpu);
+	put(FAKE_ROOT "/proc", "cpuinfo", text);
+}
+
 /* one QPI port and one R3QPI link, on CPU 0 */
 static void fake_sysfs(void)
 {
-	mkdir(FAKE_SYSFS, 0755);
+	mkdirs(FAKE_SYSFS);
 	mkdir(FAKE_SYSFS "/uncore_qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0/events", 0755);
@@ -78,6 +108,9 @@ static void slurp(const char *path, char *buf, size_t len)
 	if (fd >= 0)
 		close(fd);
 }
+
+/* the uid (and gid) spawn() runs qpistat_fake as; 0: ours */
+static uid_t spawn_uid;
 
 /* qpistat_fake ARGV... in the background, stdout per @outmode */
 static void spawn(struct proc *p, int outmode, const char *const *argv)
@@ -103,6 +136,9 @@ static void spawn(struct proc *p, int outmode, const char *const *argv)
 			close(1);
 		/* nothing else open: what the command gets is qpistat's */
 		closefrom(3);
+		if (spawn_uid && (setgroups(0, NULL) || setresgid(spawn_uid, spawn_uid, spawn_uid) ||
+				  setresuid(spawn_uid, spawn_uid, spawn_uid)))
+			_exit(125);
 		/* its uid may change: LeakSanitizer cannot follow it */
 		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
 		execv(QPISTAT_FAKE, (char *const *)argv);
@@ -336,7 +372,7 @@ static int get(int family, const char *addr, int port)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
-	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
 	struct timeval tv = { .tv_sec = 10 };
 	char buf[64] = "";
 	int fd = socket(family, SOCK_STREAM, 0), status = 0;
@@ -476,9 +512,63 @@ static bool whole(const char *t)
 	       !strcmp(t + len - (sizeof(last) - 1), last) && !strstr(t, "# EOF");
 }
 
+/*
+ * What a qpistat killed between writing and renaming leaves: ".BASE."
+ * and six letters or digits.  At the start those of FILE that are ours
+ * go; other names, a symlink and another user's file stay.
+ */
+static void stale_tmp(const char *dir, const char *file)
+{
+	static const char *const keep[] = {
+		".qpi.prom.AbC12", ".qpi.prom.AbC1234", ".other.prom.AbC123",
+		"qpi.prom.AbC123", ".qpi.prom.Ab-123", ".qpi.prom.Sym123",
+		".qpi.prom.Oth123",
+	};
+	char path[128], want[256], ls[512] = "";
+	unsigned int i, kept = 0;
+	struct dirent *e;
+	struct result r;
+	struct stat st;
+	DIR *d;
+
+	put(dir, ".qpi.prom.AbC123", "old");
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		put(dir, keep[i], "keep");
+	snprintf(path, sizeof(path), "%s/.qpi.prom.Sym123", dir);
+	unlink(path);
+	if (symlink("qpi.prom", path))
+		perror(path);
+	snprintf(path, sizeof(path), "%s/.qpi.prom.Oth123", dir);
+	if (chown(path, 4242, 4242))
+		perror(path);
+	run(&r, OUT_FILE, ARGV("--textfile", file, "-I", "10", "-c", "1"));
+	d = opendir(dir);
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			snprintf(ls + strlen(ls), sizeof(ls) - strlen(ls), "%s ", e->d_name);
+	if (d)
+		closedir(d);
+	snprintf(want, sizeof(want),
+		 "qpistat: writing 1 QPI ports and 1 R3QPI links to %s every 10 ms; removed 1 stale temporary file\n",
+		 file);
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, keep[i]);
+		kept += !lstat(path, &st);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/.qpi.prom.AbC123", dir);
+	ok(r.status == 0 && !strcmp(r.err, want) && access(path, F_OK) &&
+	   kept == sizeof(keep) / sizeof(keep[0]),
+	   "cli: --textfile at the start removes its stale .qpi.prom.AbC123 only, and says so (%d; %s)",
+	   r.status, ls);
+	if (strcmp(r.err, want))
+		diag("stderr:", r.err);
+}
+
 static void textfile(void)
 {
 	char dir[] = "/tmp/test_qpistat_tf.XXXXXX", file[64], text[8192], ls[512] = "";
+	char started[256];
 	int reads = 0, cut = 0, inodes = 0, types = 0, status;
 	ino_t ino = 0;
 	struct result r;
@@ -500,11 +590,17 @@ static void textfile(void)
 			snprintf(ls + strlen(ls), sizeof(ls) - strlen(ls), "%s ", e->d_name);
 	if (d)
 		closedir(d);
-	ok(r.status == 0 && !r.err[0] && !stat(file, &st) && (st.st_mode & 07777) == 0644 &&
+	snprintf(started, sizeof(started),
+		 "qpistat: writing 1 QPI ports and 1 R3QPI links to %s every 10 ms\n", file);
+	ok(r.status == 0 && !strcmp(r.err, started) && !stat(file, &st) &&
+	   (st.st_mode & 07777) == 0644 &&
 	   whole(text) && types == 10 && !strcmp(ls, "qpi.prom ") &&
 	   strstr(text, "\nqpi_rx_bytes_total{socket=\"0\",port=\"0\"} 0\n"),
-	   "cli: --textfile FILE -I 10 -c 3 (stdout closed): exit status 0 (%d), FILE alone in its directory (%s), mode 0644, 10 families, the text format without # EOF",
+	   "cli: --textfile FILE -I 10 -c 3 (stdout closed): exit status 0 (%d), one start-up line, FILE alone in its directory (%s), mode 0644, 10 families, the text format without # EOF",
 	   r.status, ls);
+	if (strcmp(r.err, started))
+		diag("stderr:", r.err);
+	stale_tmp(dir, file);
 
 	/* a reader never sees a part of the file */
 	spawn(&p, OUT_FILE, ARGV("--textfile", file, "-I", "1", "-c", "500"));
@@ -543,6 +639,169 @@ static void textfile(void)
 	       "qpistat: --textfile: no command\n");
 	expect("--textfile dir/", OUT_FILE, ARGV("--textfile", "/tmp/"), 2,
 	       "qpistat: --textfile: want the path of a file\n");
+	expect("--textfile qpi.txt", OUT_FILE, ARGV("--textfile", "/tmp/qpi.txt", "-c", "1"), 2,
+	       "qpistat: --textfile '/tmp/qpi.txt': want a name ending in .prom, the only files node_exporter reads\n");
+	expect("--textfile qpi.prom.tmp", OUT_FILE, ARGV("--textfile", "qpi.prom.tmp"), 2,
+	       "qpistat: --textfile 'qpi.prom.tmp': want a name ending in .prom, the only files node_exporter reads\n");
+	expect("--textfile dir/.prom", OUT_FILE, ARGV("--textfile", "/tmp/.prom"), 2,
+	       "qpistat: --textfile '/tmp/.prom': want a name ending in .prom, the only files node_exporter reads\n");
+}
+
+/*
+ * SIGINT, SIGHUP and SIGQUIT sent to qpistat alone (as kill(1) does) are
+ * passed on like SIGTERM: the command ends, the counts are printed.
+ */
+static void forward_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGHUP, SIGQUIT };
+	char ready[] = "/tmp/test_qpistat_ready.XXXXXX", script[256];
+	struct result r;
+	struct proc p;
+	unsigned int k;
+	int fd, i;
+
+	fd = mkstemp(ready);
+	close(fd);
+	for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+		unlink(ready);
+		snprintf(script, sizeof(script), "ulimit -c 0; echo > %s; exec sleep 60", ready);
+		spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
+		for (i = 0; i < 2000 && access(ready, F_OK); i++)
+			usleep(10000);
+		kill(p.pid, sigs[k]);
+		finish(&p, 20, &r);
+		ok(r.status == 128 + sigs[k] && strstr(r.out, "rx MB/s") && !r.err[0],
+		   "cli: %s to qpistat during the command is passed on: exit status 128 + %d, the counts printed (%d)",
+		   sigabbrev_np(sigs[k]), sigs[k], r.status);
+		if (r.err[0])
+			diag("stderr:", r.err);
+	}
+	unlink(ready);
+}
+
+/* qpistat killed by SIGKILL: its command does not stay behind */
+static void no_orphan(void)
+{
+	char ready[] = "/tmp/test_qpistat_ready.XXXXXX", script[256], buf[32] = "";
+	struct result r;
+	struct proc p;
+	pid_t cmd = 0;
+	int fd, i;
+
+	fd = mkstemp(ready);
+	close(fd);
+	unlink(ready);
+	/* "> tmp && mv": the pid is whole when the file appears */
+	snprintf(script, sizeof(script), "echo $$ > %s.t && mv %s.t %s; exec sleep 60",
+		 ready, ready, ready);
+	spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
+	for (i = 0; i < 2000 && access(ready, F_OK); i++)
+		usleep(10000);
+	slurp(ready, buf, sizeof(buf));
+	unlink(ready);
+	cmd = atoi(buf);
+	kill(p.pid, SIGKILL);
+	finish(&p, 20, &r);
+	/* gone, or a zombie its new parent has not reaped yet */
+	for (i = 0; i < 500 && cmd > 0; i++) {
+		char path[64], stat[256] = "", *rp;
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", cmd);
+		slurp(path, stat, sizeof(stat));
+		rp = strrchr(stat, ')');
+		if (!rp || rp[2] == 'Z')
+			break;
+		usleep(10000);
+	}
+	ok(cmd > 0 && i < 500,
+	   "cli: qpistat -- sleep 60 killed by SIGKILL: the command ends too (pid %d, %.2f s)",
+	   cmd, i / 100.0);
+	if (cmd > 0 && i == 500)
+		kill(cmd, SIGKILL);
+}
+
+/*
+ * Refused by the kernel (run as nobody, without CAP_PERFMON): CAP_PERFMON
+ * first, the sysctl last with its cost.
+ */
+static void permission(void)
+{
+	char paranoid[16] = "", want[2048];
+	struct result r;
+	int level;
+
+	slurp("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
+	paranoid[strcspn(paranoid, "\n")] = 0;
+	level = atoi(paranoid);
+	if (geteuid() || !paranoid[0] || level <= 0) {
+		ok(1, "cli: permission denied: CAP_PERFMON first, the sysctl last # SKIP not root, or kernel.perf_event_paranoid <= 0");
+		return;
+	}
+	snprintf(want, sizeof(want),
+		 "qpistat: permission denied opening qpi events.\n"
+		 "  System-wide uncore events need CAP_PERFMON (or root).  Give it to qpistat only:\n"
+		 "    sudo setcap cap_perfmon+ep %s  (anyone who can run it gets it)\n"
+		 "    or a systemd unit with AmbientCapabilities=CAP_PERFMON (qpistat.service has it)\n"
+		 "    or sudo qpistat ...\n", QPISTAT_FAKE);
+	if (level > 2)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want),
+			 "  kernel.perf_event_paranoid is %s: above 2 this kernel wants root (CAP_SYS_ADMIN)\n"
+			 "  and refuses CAP_PERFMON alone; at 2, upstream's default, CAP_PERFMON is enough.\n",
+			 paranoid);
+	snprintf(want + strlen(want), sizeof(want) - strlen(want),
+		 "  Last resort: sudo sysctl kernel.perf_event_paranoid=0 (it is %s) lets every user\n"
+		 "  watch every CPU's events: it weakens the whole machine, not just qpistat.\n",
+		 paranoid);
+	spawn_uid = 65534;
+	run(&r, OUT_FILE, ARGV("-c", "1"));
+	spawn_uid = 0;
+	ok(r.status == 77 && !strcmp(r.err, want),
+	   "cli: as uid 65534 without CAP_PERFMON: exit status 77 (%d), setcap, the unit and sudo first, the sysctl last with its cost",
+	   r.status);
+	if (strcmp(r.err, want)) {
+		diag("stderr:", r.err);
+		diag("want:", want);
+	}
+}
+
+/* On a CPU without QPI PMON nobody is told to load qpi_uncore. */
+static void no_qpi_cpu(void)
+{
+	static const char upi[] =
+		"GenuineIntel family 6 model 85 (0x55) on 2 sockets: Skylake-SP or later, which has UPI, not QPI => use intel_uncore's UPI PMUs: perf stat -a -e uncore_upi_0/event=0x1/ (clockticks); qpi_uncore has nothing to drive here";
+	char want[1024];
+	struct result r;
+
+	/* the fake sysfs without its QPI PMU */
+	rename(FAKE_SYSFS "/uncore_qpi_0", FAKE_SYSFS "/hidden_qpi_0");
+	fake_cpuinfo("GenuineIntel", 85);
+	snprintf(want, sizeof(want), "qpistat: no uncore_qpi_* PMU in %s.\n"
+		 "  This CPU has no QPI PMON (the cpu check of qpistat --check):\n  %s\n",
+		 FAKE_SYSFS, upi);
+	expect("no QPI PMU on a Skylake-SP", OUT_FILE, ARGV("-c", "1"), 69, want);
+
+	run(&r, OUT_FILE, ARGV("--check"));
+	ok(r.status == 1 && !strstr(r.out, "modprobe") &&
+	   strstr(r.out, "\nskip module   qpi_uncore is not loaded, and has nothing to drive here (see cpu)\n"),
+	   "cli: --check on a Skylake-SP: the cpu check fails, the module check skips, no 'modprobe' (%d)",
+	   r.status);
+	if (!strstr(r.out, "\nskip module") || strstr(r.out, "modprobe"))
+		diag("stdout:", r.out);
+
+	fake_cpuinfo("AuthenticAMD", 1);
+	run(&r, OUT_FILE, ARGV("-c", "1"));
+	ok(r.status == 69 && !strstr(r.err, "modprobe") &&
+	   strstr(r.err, "\n  AuthenticAMD family 6 model 1 (0x1) on 2 sockets: not an Intel Xeon with QPI"),
+	   "cli: no QPI PMU on an AMD CPU: exit status 69 (%d), no 'modprobe'", r.status);
+	if (strstr(r.err, "modprobe"))
+		diag("stderr:", r.err);
+
+	/* a QPI Xeon: the advice about the drivers, not the CPU's */
+	fake_cpuinfo("GenuineIntel", 45);
+	run(&r, OUT_FILE, ARGV("-c", "1"));
+	ok(r.status == 69 && !strstr(r.err, "This CPU has no QPI PMON"),
+	   "cli: no QPI PMU on an SNB-EP: exit status 69 (%d), the drivers' advice", r.status);
+	rename(FAKE_SYSFS "/hidden_qpi_0", FAKE_SYSFS "/uncore_qpi_0");
 }
 
 /*
@@ -627,4 +886,8 @@ void test_cli(void)
 	root_drops();
 	textfile();
 	plans_by_cpu();
+	forward_signals();
+	no_orphan();
+	permission();
+	no_qpi_cpu();
 }

@@ -128,6 +128,8 @@ struct answer {
 	int status;
 	long clen;		/* Content-Length, -1 if none */
 	char ctype[96];
+	char date[64];		/* Date, "" if none */
+	char vary[64];		/* Vary, "" if none */
 	char *body;
 	size_t blen;
 };
@@ -159,6 +161,12 @@ static bool receive(int fd, struct answer *r)
 	p = strcasestr(buf, "\r\nContent-Type: ");
 	if (p && p < end)
 		sscanf(p + 16, "%95[^\r]", r->ctype);
+	p = strcasestr(buf, "\r\nDate: ");
+	if (p && p < end)
+		sscanf(p + 8, "%63[^\r]", r->date);
+	p = strcasestr(buf, "\r\nVary: ");
+	if (p && p < end)
+		sscanf(p + 8, "%63[^\r]", r->vary);
 	r->blen = len - (end + 4 - buf);
 	r->body = malloc(r->blen + 1);
 	memcpy(r->body, end + 4, r->blen + 1);
@@ -183,7 +191,7 @@ static bool scrape_ok(int port, const char *who)
 	struct answer r;
 	bool good;
 
-	if (!ask(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", &r)) {
+	if (!ask(port, "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", &r)) {
 		printf("# %s: no HTTP answer\n", who);
 		return false;
 	}
@@ -203,20 +211,20 @@ static void answers(struct server *s)
 
 	ok(scrape_ok(s->port, "GET /metrics"), "server: GET /metrics: 200, the exposition exactly");
 
-	good = ask(s->port, "GET /metrics HTTP/1.1\r\nAccept: text/plain;q=0.5\r\n"
+	good = ask(s->port, "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAccept: text/plain;q=0.5\r\n"
 		   "Accept: application/openmetrics-text;version=1.0.0\r\n\r\n", &r) &&
 	       r.status == 200 && !strcmp(r.body, OM_BODY) &&
 	       !strcmp(r.ctype, "application/openmetrics-text; version=1.0.0; charset=utf-8");
 	ok(good, "server: two Accept headers, OpenMetrics in the second: OpenMetrics");
 	free(r.body);
 
-	good = ask(s->port, "HEAD /nope HTTP/1.1\r\n\r\n", &r) && r.status == 404 &&
+	good = ask(s->port, "HEAD /nope HTTP/1.1\r\nHost: localhost\r\n\r\n", &r) && r.status == 404 &&
 	       r.clen > 0 && r.blen == 0;
 	ok(good, "server: HEAD of an unknown path: 404, Content-Length %ld, no body (%zu bytes)",
 	   r.clen, r.blen);
 	free(r.body);
 
-	good = ask(s->port, "HEAD /metrics HTTP/1.1\r\nA b: c\r\n\r\n", &r) &&
+	good = ask(s->port, "HEAD /metrics HTTP/1.1\r\nHost: localhost\r\nA b: c\r\n\r\n", &r) &&
 	       r.status == 400 && r.clen > 0 && r.blen == 0;
 	ok(good, "server: HEAD with a bad header: 400, no body");
 	free(r.body);
@@ -226,10 +234,74 @@ static void answers(struct server *s)
 	ok(good, "server: HEAD /metrics: 200, the body's Content-Length, no body");
 	free(r.body);
 
-	good = ask(s->port, "PUT /metrics HTTP/1.1\r\n\r\n", &r) && r.status == 405 &&
+	good = ask(s->port, "PUT /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", &r) && r.status == 405 &&
 	       r.clen == (long)r.blen && r.blen > 0;
 	ok(good, "server: GET's 405 has its body");
 	free(r.body);
+}
+
+/* ask for @req: is the answer's status @status? */
+static void status_is(struct server *s, const char *req, int status, const char *name)
+{
+	struct answer r;
+	bool got = ask(s->port, req, &r);
+
+	ok(got && r.status == status && r.clen == (long)r.blen,
+	   "server on 127.0.0.1: %s: %d (%d), Content-Length of its body", name, status,
+	   got ? r.status : 0);
+	if (got)
+		free(r.body);
+}
+
+/* @date, an IMF-fixdate within 5 s of now? */
+static bool date_now(const char *date)
+{
+	struct tm tm = { };
+	const char *end = strptime(date, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	time_t t = timegm(&tm), now = time(NULL);
+
+	return end && !*end && strlen(date) == 29 && t > now - 5 && t <= now + 1;
+}
+
+/* Issue 29 item 4 on the wire: Host, 421, leading CRLF, absolute form, Date, Vary, 431 */
+static void rfc9112(struct server *s)
+{
+	static char big[9000 + 64];
+	struct answer r;
+	bool good;
+
+	status_is(s, "GET /metrics HTTP/1.1\r\n\r\n", 400, "HTTP/1.1 without Host");
+	status_is(s, "GET /metrics HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\n\r\n",
+		  400, "two Host headers");
+	status_is(s, "GET /metrics HTTP/1.1\r\nHost: evil.example\r\n\r\n", 421,
+		  "Host: evil.example (DNS rebinding)");
+	status_is(s, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:9739\r\n\r\n", 200,
+		  "Host: 127.0.0.1:9739");
+	status_is(s, "GET /metrics HTTP/1.1\r\nHost: [::1]:9739\r\n\r\n", 200, "Host: [::1]:9739");
+	status_is(s, "\r\nGET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", 200,
+		  "a leading CRLF");
+	status_is(s, "GET http://localhost:9739/metrics HTTP/1.1\r\nHost: localhost:9739\r\n\r\n",
+		  200, "absolute-form target");
+	status_is(s, "GET http://evil.example/metrics HTTP/1.1\r\nHost: localhost\r\n\r\n",
+		  421, "absolute-form target naming another host");
+
+	good = ask(s->port, "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n", &r) &&
+	       r.status == 200 && date_now(r.date) && !strcmp(r.vary, "Accept");
+	ok(good, "server: GET /metrics: Date '%s' (IMF-fixdate, now), Vary '%s'", r.date, r.vary);
+	free(r.body);
+	good = ask(s->port, "GET /nope HTTP/1.1\r\n\r\n", &r) && r.status == 400 &&
+	       date_now(r.date) && !r.vary[0];
+	ok(good, "server: a 400 has a Date too ('%s'), and no Vary ('%s')", r.date, r.vary);
+	free(r.body);
+
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "GET /metrics HTTP/1.1\r\nHost: localhost\r\nX: ", 42);
+	strcpy(big + 42 + 9000, "\r\n\r\n");
+	status_is(s, big, 431, "a 9,000-byte header");
+	memcpy(big, "GET /", 5);
+	memset(big + 5, 'a', 9000);
+	strcpy(big + 9005, " HTTP/1.1\r\n\r\n");
+	status_is(s, big, 414, "a 9,000-byte request target");
 }
 
 /* A client that sends one byte and stalls is dropped at the head deadline. */
@@ -394,7 +466,7 @@ static void hold_answered(struct server *s, int peer, int n, int *fd)
 static void stalled_answered(struct server *s, int peers)
 {
 	enum { STALLED = 300 };
-	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n";
 	struct pollfd pfd[STALLED];
 	int i, sent = 0, tries, good = 0, peer_max = 0, few[10];
 	double end = now_s() + 30;
@@ -575,6 +647,7 @@ void test_server(void)
 	signal(SIGPIPE, SIG_IGN);
 	start(&s, 0);
 	answers(&s);
+	rfc9112(&s);
 	head_deadline(&s);
 	slowloris(&s);
 	ok(scrape_ok(s.port, "scrape after the attack"), "server: serves after the attack");
