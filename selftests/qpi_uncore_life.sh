@@ -4,10 +4,16 @@
 # without losing counts, functions removed while counting, module unload
 # with open events, the model going away underneath, intel_uncore owning the
 # devices, a UBox that cannot be read, a PMU retired while perf closes
-# its last event, and an open racing the offline of its reader CPU.
+# its last event (also while the registry looks), an open racing the offline
+# of its reader CPU, and perf's multiplexing timers stopped before a PMU
+# goes.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 10
+ktap_plan 13
+
+# mux_timers: perf's multiplexing timers queued, on every CPU
+mux_timers() { grep -c 'perf_mux_hrtimer_handler' /proc/timer_list; }
+ncpu=$(cpulist "$(cat /sys/devices/system/cpu/online)" | tr , '\n' | grep -c .)
 
 # pmu_gone NAME: wait (bounded) until PMU NAME is no longer registered
 pmu_gone()
@@ -273,6 +279,83 @@ inject event socket=1 box=r3qpi0 event=0x01 count=5
 read f
 EOT
 expect_num "counts after 40 rounds" "$(val f)" 5
+t_end
+
+# The last close while the registry has just found the PMU boxless with
+# an event open, and has not yet recorded that the PMU waits to retire:
+# the close must still retire it (else it stays registered, its name
+# taken, until rmmod).  The test build's test_retire_delay_ms holds that
+# window open; the close comes while the registry sleeps in it.
+if [ ! -f $P/test_retire_delay_ms ]; then
+	t_skip "last_close_while_registry_looks" "qpi_uncore built without QPIU_TEST_HOOKS"
+else
+	t_begin "last_close_while_registry_looks"
+	# a fresh module: no retirement recorded as pending before
+	qpiu_unload
+	expect_ok "load" qpiu_load
+	rm -f /tmp/retire.done /tmp/retire.sleeping
+	echo 5000 > $P/test_retire_delay_ms
+	qperf <<EOT
+open e uncore_r3qpi_1 0x01 socket=0
+inject event socket=0 box=r3qpi1 event=0x01 count=5
+read e
+sh ($(r3_cmd 1 0); echo done > /tmp/retire.done) &
+sh while [ "\$(cat $P/test_retire_sleeping)" = 0 ]; do sleep 0.01; done
+close e
+sh cat $P/test_retire_sleeping > /tmp/retire.sleeping
+EOT
+	i=0
+	while [ ! -f /tmp/retire.done ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo 0 > $P/test_retire_delay_ms
+	expect_num "count before close" "$(val e)" 5
+	expect_num "registry still asleep after the close" "$(cat /tmp/retire.sleeping)" 1
+	pmu_gone uncore_r3qpi_1 || fail "uncore_r3qpi_1 still registered after its last close"
+	r3_present 1 1
+	qperf <<EOT
+open f uncore_r3qpi_1 0x01 socket=1
+inject event socket=1 box=r3qpi1 event=0x01 count=4
+read f
+EOT
+	expect_num "PMU back" "$(val f)" 4
+	t_end
+fi
+
+# perf's multiplexing timer, one per CPU in each PMU's per-CPU context: a
+# write to the PMU's perf_event_mux_interval_ms arms it on every online
+# CPU (a group that does not fit, e.g. refused for a foreign writer, arms
+# it on one), and perf_pmu_unregister() frees the contexts without
+# cancelling it: queued on freed memory, it would fire there in hard-IRQ
+# context.  Ten minutes: none expires during the test by itself.  The PMU
+# must stop them before it goes, when it retires and at rmmod.
+t_begin "mux_timers_stopped_when_pmu_retires"
+qpiu_unload
+expect_ok "load" qpiu_load
+expect_num "mux timers before" "$(mux_timers)" 0
+echo 600000 > "$PMUS/uncore_qpi_1/perf_event_mux_interval_ms"
+expect_num "mux timers armed, one per online CPU" "$(mux_timers)" "$ncpu"
+port_present 1 0
+pmu_gone uncore_qpi_1 || fail "uncore_qpi_1 still registered without its functions"
+expect_num "mux timers after the PMU retired" "$(mux_timers)" 0
+port_present 1 1
+qperf <<EOT
+open f uncore_qpi_1 0x14 socket=1
+inject event socket=1 box=qpi1 event=0x14 count=9
+read f
+EOT
+expect_num "PMU back" "$(val f)" 9
+t_end
+
+t_begin "mux_timers_stopped_at_rmmod"
+expect_num "mux timers before" "$(mux_timers)" 0
+echo 600000 > "$PMUS/uncore_qpi_0/perf_event_mux_interval_ms"
+echo 600000 > "$PMUS/uncore_r3qpi_1/perf_event_mux_interval_ms"
+expect_num "mux timers armed, two PMUs on each online CPU" "$(mux_timers)" $((2 * ncpu))
+expect_ok "unload" qpiu_unload
+expect_num "mux timers after rmmod" "$(mux_timers)" 0
+expect_ok "reload" qpiu_load
 t_end
 
 # Last: on 7.x, rmmod intel_uncore makes lockdep report intel_uncore's own
