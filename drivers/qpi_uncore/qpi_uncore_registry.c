@@ -33,7 +33,11 @@ static struct pci_dev *qpiu_mm_devs[QPIU_MAX_SOCKETS][QPIU_MAX_BOXES];
 static void qpiu_pmu_idle(struct qpiu_pmu *qpmu);
 static void qpiu_retire_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(qpiu_retire_work, qpiu_retire_fn);
-/* A boxless PMU waits for retirement; qpiu_reg_mutex, read locklessly. */
+/*
+ * Set while the registry looks at the PMUs and while a boxless PMU waits
+ * to retire: a last close then looks again.  Written under
+ * qpiu_reg_mutex, read locklessly.
+ */
 static bool qpiu_retire_pending;
 /* Next look while perf may still be tearing an event down, in jiffies. */
 static unsigned long qpiu_retire_delay = 1;
@@ -253,14 +257,21 @@ static bool qpiu_pmus_retire_unused(void)
 	unsigned int k, i;
 
 	lockdep_assert_held(&qpiu_reg_mutex);
+	WRITE_ONCE(qpiu_retire_pending, true);
+	/*
+	 * The flag before the counts: qpiu_pmu_idle() reads it after the last
+	 * decrement, so either this sees that event gone or its close sees
+	 * the flag and looks again.  Also pairs with smp_mb__after_atomic()
+	 * in event_init: a box unpublished before this, or the event counted
+	 * before its box is looked up.
+	 */
+	smp_mb();
 	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
 		for (i = 0; i < QPIU_MAX_BOXES; i++) {
 			struct qpiu_pmu *qpmu = qpiu_pmus[k][i];
 
 			if (!qpmu)
 				continue;
-			/* pairs with smp_mb__after_atomic() in event_init */
-			smp_mb();
 			boxes = qpiu_pmu_has_boxes(qpmu);
 			if (atomic_read(&qpmu->nr_events)) {
 				open = true;
@@ -276,6 +287,10 @@ static bool qpiu_pmus_retire_unused(void)
 	/* test builds: a last close now must still retire the PMU */
 	if (pending)
 		qpiu_test_retire_delay();
+	/*
+	 * Cleared only when no PMU is boxless with events: a PMU loses its
+	 * last box under qpiu_reg_mutex, and its remover calls again.
+	 */
 	WRITE_ONCE(qpiu_retire_pending, pending || waiting);
 	/* while any event is open, its last destroy() calls again */
 	return waiting && !open;
@@ -305,6 +320,12 @@ static void qpiu_retire_fn(struct work_struct *work)
  */
 static void qpiu_pmu_idle(struct qpiu_pmu *qpmu)
 {
+	/*
+	 * The decrement before this, then the flag: pairs with smp_mb() in
+	 * qpiu_pmus_retire_unused().  The caller's atomic_dec_and_test()
+	 * orders fully already; this says so here, on the last close only.
+	 */
+	smp_mb();
 	if (READ_ONCE(qpiu_retire_pending))
 		mod_delayed_work(system_wq, &qpiu_retire_work, 1);
 }
