@@ -23,7 +23,8 @@ shift 4
 # them.  Without any, the build stops here with one line that says so,
 # rather than with a page of compiler errors.
 needs='hrtimer_setup hrtimer_init:the box timer
-msr_q msr_l:the S-Box MSR accessors'
+msr_q msr_l:the S-Box MSR accessors
+pmu_cpu_context cpu_pmu_context cpu_pmu_context_ref:stopping the multiplexing timers of a PMU before perf_pmu_unregister()'
 
 tmp=$out.tmp
 trap 'rm -f "$tmp" "$tmp.err"' EXIT

@@ -234,6 +234,44 @@ static bool qpiu_pmu_has_boxes(struct qpiu_pmu *qpmu)
 	return false;
 }
 
+/*
+ * perf's multiplexing timer in each per-CPU context of @pmu, stopped for
+ * good.  perf_pmu_unregister() frees those contexts and cancels nothing
+ * (from 5.10 to 7.3), but the timer may be queued: perf arms it on a CPU
+ * where a group does not fit (one that we refuse, for instance), and a
+ * write to the PMU's perf_event_mux_interval_ms arms it on every online
+ * CPU, for that long.  With no event left it stops itself, but only when
+ * it expires, which may be long after the memory is gone.
+ *
+ * perf arms the timer only while the context's hrtimer_active is clear,
+ * under hrtimer_lock, and its handler clears the flag when it stops.  So
+ * the flag set, and the timer found neither queued nor running, under
+ * that lock, stays so: not even a write to the sysfs file racing this
+ * (perf_pmu_unregister() removes the file later) can arm it again.
+ */
+static void qpiu_pmu_stop_mux_timers(struct pmu *pmu)
+{
+	struct qpiu_mux_timer mux;
+	unsigned long flags;
+	bool idle;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (!qpiu_mux_timer(pmu, cpu, &mux))
+			continue;
+		for (;;) {
+			raw_spin_lock_irqsave(mux.lock, flags);
+			*mux.active = 1;
+			idle = !hrtimer_active(mux.timer);
+			raw_spin_unlock_irqrestore(mux.lock, flags);
+			if (idle)
+				break;
+			/* it ran before the flag was set, or runs now */
+			hrtimer_cancel(mux.timer);
+		}
+	}
+}
+
 static void qpiu_pmu_retire(struct qpiu_pmu *qpmu)
 {
 	lockdep_assert_held(&qpiu_reg_mutex);
@@ -241,6 +279,7 @@ static void qpiu_pmu_retire(struct qpiu_pmu *qpmu)
 	qpiu_pmus[qpmu->desc->kind][qpmu->idx] = NULL;
 	mutex_unlock(&qpiu_mutex);
 	qpiu_foreign_pmu_exit(qpmu);
+	qpiu_pmu_stop_mux_timers(&qpmu->pmu);
 	perf_pmu_unregister(&qpmu->pmu);
 	qpiu_pmu_free(qpmu);
 }
