@@ -9,6 +9,8 @@
 
 #include <linux/hrtimer.h>
 #include <linux/perf_event.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <asm/msr.h>
 
 #include "generated/qpi_uncore_features.h"
@@ -35,6 +37,19 @@ static inline void qpiu_hrtimer_setup(struct hrtimer *timer,
 #define qpiu_wrmsr_safe(msr, val)		wrmsrl_safe(msr, val)
 #define qpiu_rdmsr_safe_on_cpu(cpu, msr, val)	rdmsrl_safe_on_cpu(cpu, msr, val)
 #define qpiu_wrmsr_safe_on_cpu(cpu, msr, val)	wrmsrl_safe_on_cpu(cpu, msr, val)
+#endif
+
+#ifdef QPIU_HAVE_TIMER_DELETE_SYNC
+#define qpiu_timer_delete_sync(timer)	timer_delete_sync(timer)
+#else
+#define qpiu_timer_delete_sync(timer)	del_timer_sync(timer)
+#endif
+
+/* The system's per-CPU workqueue, what schedule_work() uses. */
+#ifdef QPIU_HAVE_SYSTEM_PERCPU_WQ
+#define qpiu_system_wq	system_percpu_wq
+#else
+#define qpiu_system_wq	system_wq
 #endif
 
 /*

@@ -347,7 +347,8 @@ static void qpiu_retire_fn(struct work_struct *work)
 		return;
 	}
 	/* perf's teardown takes microseconds; back off up to a second */
-	schedule_delayed_work(&qpiu_retire_work, qpiu_retire_delay);
+	queue_delayed_work(qpiu_system_wq, &qpiu_retire_work,
+			   qpiu_retire_delay);
 	qpiu_retire_delay = min_t(unsigned long, qpiu_retire_delay * 2, HZ);
 }
 
@@ -366,7 +367,7 @@ static void qpiu_pmu_idle(struct qpiu_pmu *qpmu)
 	 */
 	smp_mb();
 	if (READ_ONCE(qpiu_retire_pending))
-		mod_delayed_work(system_wq, &qpiu_retire_work, 1);
+		mod_delayed_work(qpiu_system_wq, &qpiu_retire_work, 1);
 }
 
 /*
@@ -390,7 +391,7 @@ void qpiu_pmu_remove_box(struct qpiu_box *box)
 	hrtimer_cancel(&box->hrtimer);
 	qpiu_box_put(box);
 	if (qpiu_pmus_retire_unused())
-		schedule_delayed_work(&qpiu_retire_work, 1);
+		queue_delayed_work(qpiu_system_wq, &qpiu_retire_work, 1);
 }
 
 /*
