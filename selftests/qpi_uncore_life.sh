@@ -15,7 +15,8 @@ ktap_plan 13
 mux_timers() { grep -c 'perf_mux_hrtimer_handler' /proc/timer_list; }
 ncpu=$(cpulist "$(cat /sys/devices/system/cpu/online)" | tr , '\n' | grep -c .)
 
-# pmu_gone NAME: wait (bounded) until PMU NAME is no longer registered
+# pmu_gone NAME: wait (bounded, 60 s) until PMU NAME is no longer
+# registered; wait_file FILE: until FILE exists
 pmu_gone()
 {
 	i=0
@@ -24,6 +25,27 @@ pmu_gone()
 		i=$((i + 1))
 	done
 	[ ! -d "$PMUS/$1" ]
+}
+
+wait_file()
+{
+	i=0
+	while [ ! -f "$1" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# counts_again WHAT PMU BOX EVENT SOCKET N: a new event of PMU counts the N
+# events injected on BOX of SOCKET (the PMU is back, or still works)
+counts_again()
+{
+	qperf <<EOT
+open f $2 $4 socket=$5
+inject event socket=$5 box=$3 event=$4 count=$6
+read f
+EOT
+	expect_num "$1" "$(val f)" "$6"
 }
 
 # port_cmd PORT 0|1: a command that removes (0) or brings back (1) QPI
@@ -209,12 +231,7 @@ expect_eq "boxless PMU kept while its event is open" "$(cat /tmp/pmu.kept 2>/dev
 expect_num "count kept after removal" "$(val e)" 4
 pmu_gone uncore_qpi_0 || fail "uncore_qpi_0 still registered after its last event closed"
 port_present 0 1
-qperf <<EOT
-open f uncore_qpi_0 0x14 socket=1
-inject event socket=1 box=qpi0 event=0x14 count=6
-read f
-EOT
-expect_num "PMU back with its functions" "$(val f)" 6
+counts_again "PMU back with its functions" uncore_qpi_0 qpi0 0x14 1 6
 t_end
 
 # The last event's close racing the removal of the PMU's last box.  perf
@@ -245,12 +262,7 @@ EOT
 	expect_eq "PMU during the close" "$(cat /tmp/race.pmu 2>/dev/null)" kept
 	pmu_gone uncore_qpi_1 || fail "uncore_qpi_1 still registered after the close"
 	port_present 1 1
-	qperf <<EOT
-open f uncore_qpi_1 0x14 socket=0
-inject event socket=0 box=qpi1 event=0x14 count=2
-read f
-EOT
-	expect_num "PMU back" "$(val f)" 2
+	counts_again "PMU back" uncore_qpi_1 qpi1 0x14 0 2
 	t_end
 fi
 
@@ -273,12 +285,7 @@ EOT
 	[ -d "$PMUS/uncore_r3qpi_0" ] || { fail "round $n: uncore_r3qpi_0 not back"; break; }
 	n=$((n + 1))
 done
-qperf <<EOT
-open f uncore_r3qpi_0 0x01 socket=1
-inject event socket=1 box=r3qpi0 event=0x01 count=5
-read f
-EOT
-expect_num "counts after 40 rounds" "$(val f)" 5
+counts_again "counts after 40 rounds" uncore_r3qpi_0 r3qpi0 0x01 1 5
 t_end
 
 # The last close while the registry has just found the PMU boxless with
@@ -294,7 +301,7 @@ else
 	qpiu_unload
 	expect_ok "load" qpiu_load
 	rm -f /tmp/retire.done /tmp/retire.sleeping
-	echo 5000 > $P/test_retire_delay_ms
+	echo 10000 > $P/test_retire_delay_ms
 	qperf <<EOT
 open e uncore_r3qpi_1 0x01 socket=0
 inject event socket=0 box=r3qpi1 event=0x01 count=5
@@ -304,22 +311,13 @@ sh while [ "\$(cat $P/test_retire_sleeping)" = 0 ]; do sleep 0.01; done
 close e
 sh cat $P/test_retire_sleeping > /tmp/retire.sleeping
 EOT
-	i=0
-	while [ ! -f /tmp/retire.done ] && [ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_file /tmp/retire.done
 	echo 0 > $P/test_retire_delay_ms
 	expect_num "count before close" "$(val e)" 5
 	expect_num "registry still asleep after the close" "$(cat /tmp/retire.sleeping)" 1
 	pmu_gone uncore_r3qpi_1 || fail "uncore_r3qpi_1 still registered after its last close"
 	r3_present 1 1
-	qperf <<EOT
-open f uncore_r3qpi_1 0x01 socket=1
-inject event socket=1 box=r3qpi1 event=0x01 count=4
-read f
-EOT
-	expect_num "PMU back" "$(val f)" 4
+	counts_again "PMU back" uncore_r3qpi_1 r3qpi1 0x01 1 4
 	t_end
 fi
 
@@ -340,12 +338,7 @@ port_present 1 0
 pmu_gone uncore_qpi_1 || fail "uncore_qpi_1 still registered without its functions"
 expect_num "mux timers after the PMU retired" "$(mux_timers)" 0
 port_present 1 1
-qperf <<EOT
-open f uncore_qpi_1 0x14 socket=1
-inject event socket=1 box=qpi1 event=0x14 count=9
-read f
-EOT
-expect_num "PMU back" "$(val f)" 9
+counts_again "PMU back" uncore_qpi_1 qpi1 0x14 1 9
 t_end
 
 t_begin "mux_timers_stopped_at_rmmod"
