@@ -4,12 +4,19 @@
 # without losing counts, functions removed while counting, module unload
 # with open events, the model going away underneath, intel_uncore owning the
 # devices, a UBox that cannot be read, a PMU retired while perf closes
-# its last event, and an open racing the offline of its reader CPU.
+# its last event (also while the registry looks), an open racing the offline
+# of its reader CPU, and perf's multiplexing timers stopped before a PMU
+# goes.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 10
+ktap_plan 13
 
-# pmu_gone NAME: wait (bounded) until PMU NAME is no longer registered
+# mux_timers: perf's multiplexing timers queued, on every CPU
+mux_timers() { grep -c 'perf_mux_hrtimer_handler' /proc/timer_list; }
+ncpu=$(cpulist "$(cat /sys/devices/system/cpu/online)" | tr , '\n' | grep -c .)
+
+# pmu_gone NAME: wait (bounded, 60 s) until PMU NAME is no longer
+# registered; wait_file FILE: until FILE exists
 pmu_gone()
 {
 	i=0
@@ -18,6 +25,27 @@ pmu_gone()
 		i=$((i + 1))
 	done
 	[ ! -d "$PMUS/$1" ]
+}
+
+wait_file()
+{
+	i=0
+	while [ ! -f "$1" ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# counts_again WHAT PMU BOX EVENT SOCKET N: a new event of PMU counts the N
+# events injected on BOX of SOCKET (the PMU is back, or still works)
+counts_again()
+{
+	qperf <<EOT
+open f $2 $4 socket=$5
+inject event socket=$5 box=$3 event=$4 count=$6
+read f
+EOT
+	expect_num "$1" "$(val f)" "$6"
 }
 
 # port_cmd PORT 0|1: a command that removes (0) or brings back (1) QPI
@@ -203,12 +231,7 @@ expect_eq "boxless PMU kept while its event is open" "$(cat /tmp/pmu.kept 2>/dev
 expect_num "count kept after removal" "$(val e)" 4
 pmu_gone uncore_qpi_0 || fail "uncore_qpi_0 still registered after its last event closed"
 port_present 0 1
-qperf <<EOT
-open f uncore_qpi_0 0x14 socket=1
-inject event socket=1 box=qpi0 event=0x14 count=6
-read f
-EOT
-expect_num "PMU back with its functions" "$(val f)" 6
+counts_again "PMU back with its functions" uncore_qpi_0 qpi0 0x14 1 6
 t_end
 
 # The last event's close racing the removal of the PMU's last box.  perf
@@ -239,12 +262,7 @@ EOT
 	expect_eq "PMU during the close" "$(cat /tmp/race.pmu 2>/dev/null)" kept
 	pmu_gone uncore_qpi_1 || fail "uncore_qpi_1 still registered after the close"
 	port_present 1 1
-	qperf <<EOT
-open f uncore_qpi_1 0x14 socket=0
-inject event socket=0 box=qpi1 event=0x14 count=2
-read f
-EOT
-	expect_num "PMU back" "$(val f)" 2
+	counts_again "PMU back" uncore_qpi_1 qpi1 0x14 0 2
 	t_end
 fi
 
@@ -267,12 +285,70 @@ EOT
 	[ -d "$PMUS/uncore_r3qpi_0" ] || { fail "round $n: uncore_r3qpi_0 not back"; break; }
 	n=$((n + 1))
 done
-qperf <<EOT
-open f uncore_r3qpi_0 0x01 socket=1
-inject event socket=1 box=r3qpi0 event=0x01 count=5
-read f
+counts_again "counts after 40 rounds" uncore_r3qpi_0 r3qpi0 0x01 1 5
+t_end
+
+# The last close while the registry has just found the PMU boxless with
+# an event open, and has not yet recorded that the PMU waits to retire:
+# the close must still retire it (else it stays registered, its name
+# taken, until rmmod).  The test build's test_retire_delay_ms holds that
+# window open; the close comes while the registry sleeps in it.
+if [ ! -f $P/test_retire_delay_ms ]; then
+	t_skip "last_close_while_registry_looks" "qpi_uncore built without QPIU_TEST_HOOKS"
+else
+	t_begin "last_close_while_registry_looks"
+	# a fresh module: no retirement recorded as pending before
+	qpiu_unload
+	expect_ok "load" qpiu_load
+	rm -f /tmp/retire.done /tmp/retire.sleeping
+	echo 10000 > $P/test_retire_delay_ms
+	qperf <<EOT
+open e uncore_r3qpi_1 0x01 socket=0
+inject event socket=0 box=r3qpi1 event=0x01 count=5
+read e
+sh ($(r3_cmd 1 0); echo done > /tmp/retire.done) &
+sh while [ "\$(cat $P/test_retire_sleeping)" = 0 ]; do sleep 0.01; done
+close e
+sh cat $P/test_retire_sleeping > /tmp/retire.sleeping
 EOT
-expect_num "counts after 40 rounds" "$(val f)" 5
+	wait_file /tmp/retire.done
+	echo 0 > $P/test_retire_delay_ms
+	expect_num "count before close" "$(val e)" 5
+	expect_num "registry still asleep after the close" "$(cat /tmp/retire.sleeping)" 1
+	pmu_gone uncore_r3qpi_1 || fail "uncore_r3qpi_1 still registered after its last close"
+	r3_present 1 1
+	counts_again "PMU back" uncore_r3qpi_1 r3qpi1 0x01 1 4
+	t_end
+fi
+
+# perf's multiplexing timer, one per CPU in each PMU's per-CPU context: a
+# write to the PMU's perf_event_mux_interval_ms arms it on every online
+# CPU (a group that does not fit, e.g. refused for a foreign writer, arms
+# it on one), and perf_pmu_unregister() frees the contexts without
+# cancelling it: queued on freed memory, it would fire there in hard-IRQ
+# context.  Ten minutes: none expires during the test by itself.  The PMU
+# must stop them before it goes, when it retires and at rmmod.
+t_begin "mux_timers_stopped_when_pmu_retires"
+qpiu_unload
+expect_ok "load" qpiu_load
+expect_num "mux timers before" "$(mux_timers)" 0
+echo 600000 > "$PMUS/uncore_qpi_1/perf_event_mux_interval_ms"
+expect_num "mux timers armed, one per online CPU" "$(mux_timers)" "$ncpu"
+port_present 1 0
+pmu_gone uncore_qpi_1 || fail "uncore_qpi_1 still registered without its functions"
+expect_num "mux timers after the PMU retired" "$(mux_timers)" 0
+port_present 1 1
+counts_again "PMU back" uncore_qpi_1 qpi1 0x14 1 9
+t_end
+
+t_begin "mux_timers_stopped_at_rmmod"
+expect_num "mux timers before" "$(mux_timers)" 0
+echo 600000 > "$PMUS/uncore_qpi_0/perf_event_mux_interval_ms"
+echo 600000 > "$PMUS/uncore_r3qpi_1/perf_event_mux_interval_ms"
+expect_num "mux timers armed, two PMUs on each online CPU" "$(mux_timers)" $((2 * ncpu))
+expect_ok "unload" qpiu_unload
+expect_num "mux timers after rmmod" "$(mux_timers)" 0
+expect_ok "reload" qpiu_load
 t_end
 
 # Last: on 7.x, rmmod intel_uncore makes lockdep report intel_uncore's own

@@ -98,25 +98,68 @@ route_builds() {
 		grep -E 'warning:|error:' <<< "$log" | sed 's/^/# /'
 		echo "not ok 4 QPIU_SAMPLE_ROUTE=overflow compiles with W=1 and calls perf_event_overflow"
 	fi
-	conftest_refusal
+	conftest_refusal 5 "hrtimer_setup hrtimer_init" \
+		'qpi_uncore: these kernel headers lack hrtimer_setup or hrtimer_init (conftest/*.c), needed for the box timer'
+	conftest_refusal 6 "pmu_cpu_context cpu_pmu_context cpu_pmu_context_ref" \
+		'qpi_uncore: these kernel headers lack pmu_cpu_context or cpu_pmu_context or cpu_pmu_context_ref (conftest/*.c), needed for stopping the multiplexing timers of a PMU before perf_pmu_unregister()'
+	conftest_fallbacks
+	symvers_missing
 }
 
-# Headers that lack an API the module needs stop the build with
-# conftest.sh's one line, before any compiler error (the probes of
-# drivers/qpi_uncore/conftest/ stand in for such headers here).
+# conftest_refusal N HIDE LINE: headers that lack an API the module needs
+# stop the build with conftest.sh's one LINE, before any compiler error
+# (the probes HIDE of drivers/qpi_uncore/conftest/ stand in for such
+# headers here).
 conftest_refusal() {
-	local kdir w=$out/conftest log
+	local kdir w=$out/conftest log n=$1 hide=$2 line=$3
 	kdir=$(tools/vm/kdir.sh)
 	scratch "$w"
-	log=$(make -C "$kdir" M="$w" QPIU_CONFTEST_HIDE="hrtimer_setup hrtimer_init" modules 2>&1)
+	log=$(make -C "$kdir" M="$w" QPIU_CONFTEST_HIDE="$hide" modules 2>&1)
 	local rc=$?
 	if [[ $rc != 0 ]] && ! grep -q 'error:' <<< "$log" &&
 	   [[ $(grep -c '^qpi_uncore: ' <<< "$log") == 1 ]] &&
-	   grep -qx 'qpi_uncore: these kernel headers lack hrtimer_setup or hrtimer_init (conftest/\*.c), needed for the box timer' <<< "$log"; then
-		echo "ok 5 headers without a needed API: one line names it, no compiler error"
+	   grep -qxF "$line" <<< "$log"; then
+		echo "ok $n headers without $hide: one line names them, no compiler error"
 	else
 		sed 's/^/# /' <<< "$log" | tail -n 20
-		echo "not ok 5 headers without a needed API: one line names it, no compiler error"
+		echo "not ok $n headers without $hide: one line names them, no compiler error"
+	fi
+}
+
+# The older names the module falls back to (qpi_uncore_compat.h) where
+# the newer are missing, hidden here: a W=1 build with no warning.
+conftest_fallbacks() {
+	local kdir w=$out/fallbacks log hide="hrtimer_setup msr_q system_percpu_wq timer_delete_sync"
+	kdir=$(tools/vm/kdir.sh)
+	scratch "$w"
+	if log=$(make -C "$kdir" M="$w" W=1 QPIU_CONFTEST_HIDE="$hide" modules 2>&1) &&
+	   ! grep -qE 'warning:|error:' <<< "$log"; then
+		echo "ok 7 headers without $hide: the fallbacks build with W=1, no warnings"
+	else
+		grep -E 'warning:|error:' <<< "$log" | sed 's/^/# /'
+		echo "not ok 7 headers without $hide: the fallbacks build with W=1, no warnings"
+	fi
+}
+
+# A kernel build dir without Module.symvers (this one's, linked, less that
+# file): the exports are unknown, so the module builds counting only, no
+# sample route linked, and conftest.sh says so in exactly one warning line
+# (kbuild's own warnings about the missing file are upper case).
+symvers_missing() {
+	local kdir w=$out/nosymvers log ko
+	kdir=$(readlink -f "$(tools/vm/kdir.sh)")
+	scratch "$w/src"
+	rm -rf "$w/kdir"
+	cp -as "$kdir/." "$w/kdir" && rm "$w/kdir/Module.symvers"
+	ko=$w/src/drivers/qpi_uncore/qpi_uncore.ko
+	if log=$(make -C "$w/kdir" M="$w/src" W=1 modules 2>&1) &&
+	   [[ $(grep -c 'warning:' <<< "$log") == 1 ]] &&
+	   grep -qxF "qpi_uncore: warning: no $w/kdir/Module.symvers, so the kernel's exports are unknown: building a module that counts but cannot sample (QPIU_SAMPLE_ROUTE=overflow or tp chooses a route)" <<< "$log" &&
+	   ! nm "$ko" | grep -qE ' U perf_(tp_event|event_overflow)$'; then
+		echo "ok 8 no Module.symvers: one warning line, a module that counts only"
+	else
+		grep -E 'warning:|error:' <<< "$log" | sed 's/^/# /'
+		echo "not ok 8 no Module.symvers: one warning line, a module that counts only"
 	fi
 }
 

@@ -11,7 +11,8 @@
 #
 # OUT gets "#define QPIU_HAVE_<PROBE> 1" for each probe that compiles.
 # SYMVERS is the kernel's Module.symvers (exports cannot be seen in
-# headers), ROUTE the sample route asked for (empty: the best exported).
+# headers; it may be missing), ROUTE the sample route asked for (empty:
+# the best exported).
 # QPIU_CONFTEST_HIDE="probe ..." treats probes as failed, to test the
 # fallbacks and the refusal below on headers that have everything.
 set -eu
@@ -23,7 +24,8 @@ shift 4
 # them.  Without any, the build stops here with one line that says so,
 # rather than with a page of compiler errors.
 needs='hrtimer_setup hrtimer_init:the box timer
-msr_q msr_l:the S-Box MSR accessors'
+msr_q msr_l:the S-Box MSR accessors
+pmu_cpu_context cpu_pmu_context cpu_pmu_context_ref:stopping the multiplexing timers of a PMU before perf_pmu_unregister()'
 
 tmp=$out.tmp
 trap 'rm -f "$tmp" "$tmp.err"' EXIT
@@ -62,14 +64,19 @@ echo "$needs" | while IFS=: read -r alts what; do
 done || exit 1
 
 # The sample route (qpi_uncore_sample.c): perf_event_overflow() where it is
-# exported, else perf_tp_event(), else none: a module that counts only.
-exported() { [ -f "$symvers" ] && grep -q "	$1	" "$symvers"; }
+# exported, else perf_tp_event(), else none: a module that counts only,
+# which is said, since sampling is then refused.
+exported() { grep -q "	$1	" "$symvers"; }
 if [ -z "$route" ]; then
 	route=none
-	if exported perf_event_overflow; then
+	if [ ! -f "$symvers" ]; then
+		echo "qpi_uncore: warning: no $symvers, so the kernel's exports are unknown: building a module that counts but cannot sample (QPIU_SAMPLE_ROUTE=overflow or tp chooses a route)" >&2
+	elif exported perf_event_overflow; then
 		route=overflow
 	elif exported perf_tp_event; then
 		route=tp
+	else
+		echo "qpi_uncore: warning: the kernel exports neither perf_event_overflow nor perf_tp_event: building a module that counts but cannot sample" >&2
 	fi
 fi
 case $route in

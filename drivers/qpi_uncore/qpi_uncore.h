@@ -263,11 +263,13 @@ void qpiu_hotplug_exit(void);
 /* qpi_uncore_test.c: test builds only (make QPIU_TEST_HOOKS=1) */
 #ifdef QPIU_TEST_HOOKS
 void qpiu_test_destroy_delay(void);
+void qpiu_test_retire_delay(void);
 void qpiu_test_open_delay(struct qpiu_box *box, int cpu);
 void qpiu_test_reader_delay(void);
 void qpiu_test_resched_asked(int n);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
+static inline void qpiu_test_retire_delay(void) { }
 static inline void qpiu_test_open_delay(struct qpiu_box *box, int cpu) { }
 static inline void qpiu_test_reader_delay(void) { }
 static inline void qpiu_test_resched_asked(int n) { }

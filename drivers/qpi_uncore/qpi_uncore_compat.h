@@ -8,6 +8,9 @@
 #define _QPI_UNCORE_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/perf_event.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <asm/msr.h>
 
 #include "generated/qpi_uncore_features.h"
@@ -35,5 +38,53 @@ static inline void qpiu_hrtimer_setup(struct hrtimer *timer,
 #define qpiu_rdmsr_safe_on_cpu(cpu, msr, val)	rdmsrl_safe_on_cpu(cpu, msr, val)
 #define qpiu_wrmsr_safe_on_cpu(cpu, msr, val)	wrmsrl_safe_on_cpu(cpu, msr, val)
 #endif
+
+#ifdef QPIU_HAVE_TIMER_DELETE_SYNC
+#define qpiu_timer_delete_sync(timer)	timer_delete_sync(timer)
+#else
+#define qpiu_timer_delete_sync(timer)	del_timer_sync(timer)
+#endif
+
+/* The system's per-CPU workqueue, what schedule_work() uses. */
+#ifdef QPIU_HAVE_SYSTEM_PERCPU_WQ
+#define qpiu_system_wq	system_percpu_wq
+#else
+#define qpiu_system_wq	system_wq
+#endif
+
+/*
+ * perf's multiplexing timer in @pmu's context of @cpu, with the lock and
+ * the flag perf arms it under (perf_mux_hrtimer_restart() in
+ * kernel/events/core.c).  The context's type, and how struct pmu points
+ * to it, changed twice; the members kept their names.  False: @cpu has no
+ * context.
+ */
+struct qpiu_mux_timer {
+	struct hrtimer *timer;
+	raw_spinlock_t *lock;
+	unsigned int *active;
+};
+
+static inline bool qpiu_mux_timer(struct pmu *pmu, int cpu,
+				  struct qpiu_mux_timer *mux)
+{
+#if defined(QPIU_HAVE_PMU_CPU_CONTEXT)
+	struct perf_cpu_context *ctx = per_cpu_ptr(pmu->pmu_cpu_context, cpu);
+#elif defined(QPIU_HAVE_CPU_PMU_CONTEXT)
+	struct perf_cpu_pmu_context *ctx = per_cpu_ptr(pmu->cpu_pmu_context,
+						       cpu);
+#else
+	/* conftest.sh refuses to build without one of the three */
+	struct perf_cpu_pmu_context *ctx = *per_cpu_ptr(pmu->cpu_pmu_context,
+							cpu);
+#endif
+
+	if (!ctx)
+		return false;
+	mux->timer = &ctx->hrtimer;
+	mux->lock = &ctx->hrtimer_lock;
+	mux->active = &ctx->hrtimer_active;
+	return true;
+}
 
 #endif /* _QPI_UNCORE_COMPAT_H */

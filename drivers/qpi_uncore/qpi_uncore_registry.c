@@ -33,7 +33,11 @@ static struct pci_dev *qpiu_mm_devs[QPIU_MAX_SOCKETS][QPIU_MAX_BOXES];
 static void qpiu_pmu_idle(struct qpiu_pmu *qpmu);
 static void qpiu_retire_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(qpiu_retire_work, qpiu_retire_fn);
-/* A boxless PMU waits for retirement; qpiu_reg_mutex, read locklessly. */
+/*
+ * Set while the registry looks at the PMUs and while a boxless PMU waits
+ * to retire: a last close then looks again.  Written under
+ * qpiu_reg_mutex, read locklessly.
+ */
 static bool qpiu_retire_pending;
 /* Next look while perf may still be tearing an event down, in jiffies. */
 static unsigned long qpiu_retire_delay = 1;
@@ -230,6 +234,44 @@ static bool qpiu_pmu_has_boxes(struct qpiu_pmu *qpmu)
 	return false;
 }
 
+/*
+ * perf's multiplexing timer in each per-CPU context of @pmu, stopped for
+ * good.  perf_pmu_unregister() frees those contexts and cancels nothing
+ * (from 5.10 to 7.3), but the timer may be queued: perf arms it on a CPU
+ * where a group does not fit (one that we refuse, for instance), and a
+ * write to the PMU's perf_event_mux_interval_ms arms it on every online
+ * CPU, for that long.  With no event left it stops itself, but only when
+ * it expires, which may be long after the memory is gone.
+ *
+ * perf arms the timer only while the context's hrtimer_active is clear,
+ * under hrtimer_lock, and its handler clears the flag when it stops.  So
+ * the flag set, and the timer found neither queued nor running, under
+ * that lock, stays so: not even a write to the sysfs file racing this
+ * (perf_pmu_unregister() removes the file later) can arm it again.
+ */
+static void qpiu_pmu_stop_mux_timers(struct pmu *pmu)
+{
+	struct qpiu_mux_timer mux;
+	unsigned long flags;
+	bool idle;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (!qpiu_mux_timer(pmu, cpu, &mux))
+			continue;
+		for (;;) {
+			raw_spin_lock_irqsave(mux.lock, flags);
+			*mux.active = 1;
+			idle = !hrtimer_active(mux.timer);
+			raw_spin_unlock_irqrestore(mux.lock, flags);
+			if (idle)
+				break;
+			/* it ran before the flag was set, or runs now */
+			hrtimer_cancel(mux.timer);
+		}
+	}
+}
+
 static void qpiu_pmu_retire(struct qpiu_pmu *qpmu)
 {
 	lockdep_assert_held(&qpiu_reg_mutex);
@@ -237,6 +279,7 @@ static void qpiu_pmu_retire(struct qpiu_pmu *qpmu)
 	qpiu_pmus[qpmu->desc->kind][qpmu->idx] = NULL;
 	mutex_unlock(&qpiu_mutex);
 	qpiu_foreign_pmu_exit(qpmu);
+	qpiu_pmu_stop_mux_timers(&qpmu->pmu);
 	perf_pmu_unregister(&qpmu->pmu);
 	qpiu_pmu_free(qpmu);
 }
@@ -253,14 +296,21 @@ static bool qpiu_pmus_retire_unused(void)
 	unsigned int k, i;
 
 	lockdep_assert_held(&qpiu_reg_mutex);
+	WRITE_ONCE(qpiu_retire_pending, true);
+	/*
+	 * The flag before the counts: qpiu_pmu_idle() reads it after the last
+	 * decrement, so either this sees that event gone or its close sees
+	 * the flag and looks again.  Also pairs with smp_mb__after_atomic()
+	 * in event_init: a box unpublished before this, or the event counted
+	 * before its box is looked up.
+	 */
+	smp_mb();
 	for (k = 0; k < QPIU_NR_BOX_KINDS; k++) {
 		for (i = 0; i < QPIU_MAX_BOXES; i++) {
 			struct qpiu_pmu *qpmu = qpiu_pmus[k][i];
 
 			if (!qpmu)
 				continue;
-			/* pairs with smp_mb__after_atomic() in event_init */
-			smp_mb();
 			boxes = qpiu_pmu_has_boxes(qpmu);
 			if (atomic_read(&qpmu->nr_events)) {
 				open = true;
@@ -273,6 +323,13 @@ static bool qpiu_pmus_retire_unused(void)
 			}
 		}
 	}
+	/* test builds: a last close now must still retire the PMU */
+	if (pending)
+		qpiu_test_retire_delay();
+	/*
+	 * Cleared only when no PMU is boxless with events: a PMU loses its
+	 * last box under qpiu_reg_mutex, and its remover calls again.
+	 */
 	WRITE_ONCE(qpiu_retire_pending, pending || waiting);
 	/* while any event is open, its last destroy() calls again */
 	return waiting && !open;
@@ -290,7 +347,8 @@ static void qpiu_retire_fn(struct work_struct *work)
 		return;
 	}
 	/* perf's teardown takes microseconds; back off up to a second */
-	schedule_delayed_work(&qpiu_retire_work, qpiu_retire_delay);
+	queue_delayed_work(qpiu_system_wq, &qpiu_retire_work,
+			   qpiu_retire_delay);
 	qpiu_retire_delay = min_t(unsigned long, qpiu_retire_delay * 2, HZ);
 }
 
@@ -302,8 +360,14 @@ static void qpiu_retire_fn(struct work_struct *work)
  */
 static void qpiu_pmu_idle(struct qpiu_pmu *qpmu)
 {
+	/*
+	 * The decrement before this, then the flag: pairs with smp_mb() in
+	 * qpiu_pmus_retire_unused().  The caller's atomic_dec_and_test()
+	 * orders fully already; this says so here, on the last close only.
+	 */
+	smp_mb();
 	if (READ_ONCE(qpiu_retire_pending))
-		mod_delayed_work(system_wq, &qpiu_retire_work, 1);
+		mod_delayed_work(qpiu_system_wq, &qpiu_retire_work, 1);
 }
 
 /*
@@ -327,7 +391,7 @@ void qpiu_pmu_remove_box(struct qpiu_box *box)
 	hrtimer_cancel(&box->hrtimer);
 	qpiu_box_put(box);
 	if (qpiu_pmus_retire_unused())
-		schedule_delayed_work(&qpiu_retire_work, 1);
+		queue_delayed_work(qpiu_system_wq, &qpiu_retire_work, 1);
 }
 
 /*

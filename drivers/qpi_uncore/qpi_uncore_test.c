@@ -36,15 +36,41 @@ static atomic_t qpiu_test_destroy_sleeping = ATOMIC_INIT(0);
 module_param_cb(test_destroy_sleeping, &qpiu_test_atomic_ops,
 		&qpiu_test_destroy_sleeping, 0444);
 
-void qpiu_test_destroy_delay(void)
+/* Sleep @ms (0: not at all), counted in @sleeping meanwhile. */
+static void qpiu_test_sleep(unsigned int ms, atomic_t *sleeping)
 {
-	unsigned int ms = READ_ONCE(qpiu_test_destroy_ms);
-
 	if (!ms)
 		return;
-	atomic_inc(&qpiu_test_destroy_sleeping);
+	atomic_inc(sleeping);
 	msleep(ms);
-	atomic_dec(&qpiu_test_destroy_sleeping);
+	atomic_dec(sleeping);
+}
+
+void qpiu_test_destroy_delay(void)
+{
+	qpiu_test_sleep(READ_ONCE(qpiu_test_destroy_ms),
+			&qpiu_test_destroy_sleeping);
+}
+
+/*
+ * How long the registry sleeps after it read the event counts of PMUs
+ * that lost their last box and found events open, before it records that
+ * such a PMU waits to retire: a last close meanwhile must still retire
+ * the PMU.  How many sleep: a test closes the event while one does.
+ */
+static unsigned int qpiu_test_retire_ms;
+module_param_named(test_retire_delay_ms, qpiu_test_retire_ms, uint, 0644);
+MODULE_PARM_DESC(test_retire_delay_ms,
+		 "test builds: sleep this long after finding a boxless PMU with open events");
+
+static atomic_t qpiu_test_retire_sleeping = ATOMIC_INIT(0);
+module_param_cb(test_retire_sleeping, &qpiu_test_atomic_ops,
+		&qpiu_test_retire_sleeping, 0444);
+
+void qpiu_test_retire_delay(void)
+{
+	qpiu_test_sleep(READ_ONCE(qpiu_test_retire_ms),
+			&qpiu_test_retire_sleeping);
 }
 
 /*
