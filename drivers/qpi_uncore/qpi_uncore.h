@@ -266,11 +266,15 @@ void qpiu_test_destroy_delay(void);
 void qpiu_test_open_delay(struct qpiu_box *box, int cpu);
 void qpiu_test_reader_delay(void);
 void qpiu_test_resched_asked(int n);
+void qpiu_test_read(const struct perf_event *event);
+void qpiu_test_deliver_window(void);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_open_delay(struct qpiu_box *box, int cpu) { }
 static inline void qpiu_test_reader_delay(void) { }
 static inline void qpiu_test_resched_asked(int n) { }
+static inline void qpiu_test_read(const struct perf_event *event) { }
+static inline void qpiu_test_deliver_window(void) { }
 #endif
 
 /* qpi_uncore_reject.c */

@@ -183,6 +183,8 @@ static void qpiu_event_read(struct perf_event *event)
 	struct qpiu_box *box = event->pmu_private;
 	unsigned long irqflags;
 
+	/* test builds: what a sample's delivery waits for */
+	qpiu_test_read(event);
 	raw_spin_lock_irqsave(&box->lock, irqflags);
 	if (qpiu_is_driver_event(event))
 		qpiu_foreign_ev_read(box, event);

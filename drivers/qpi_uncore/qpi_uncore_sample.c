@@ -177,6 +177,8 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 		event->attr.freq = 1;
 		hwc->freq_time_stamp = S64_MAX;
 	}
+	/* test builds: hold the window open for a read from another CPU */
+	qpiu_test_deliver_window();
 	stop = qpiu_tp_one(event, &head, regs);
 	event->attr.freq = 0;
 	hwc->sample_period = sample_period;
