@@ -322,6 +322,18 @@ unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
  * refuses the event once, so perf shows it ran less than it was enabled.
  */
 #define QPIU_HWF_FOREIGN	BIT(0)
+
+/*
+ * Whether perf schedules @event as pinned: a group is pinned or flexible
+ * as its leader is (get_event_type() in kernel/events/core.c).  A pinned
+ * group that fails to schedule goes to error state for good, so none of
+ * its events may be refused.
+ */
+static inline bool qpiu_group_pinned(const struct perf_event *event)
+{
+	return READ_ONCE(event->group_leader)->attr.pinned;
+}
+
 u64 qpiu_foreign_interval_ns(void);
 void qpiu_foreign_box_unused(struct qpiu_box *box);
 bool qpiu_foreign_check(struct qpiu_box *box);

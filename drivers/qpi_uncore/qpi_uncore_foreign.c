@@ -61,9 +61,9 @@ void qpiu_foreign_box_unused(struct qpiu_box *box)
  * with no running counter (marked events perf has not scheduled again
  * yet) says nothing either way.
  *
- * Returns true when an event that perf may refuse (not pinned) was newly
- * marked: the caller then has perf schedule the box's events again with
- * qpiu_foreign_resched(), once it has dropped box->lock.
+ * Returns true when an event that perf may refuse (not in a pinned group)
+ * was newly marked: the caller then has perf schedule the box's events
+ * again with qpiu_foreign_resched(), once it has dropped box->lock.
  */
 bool qpiu_foreign_check(struct qpiu_box *box)
 {
@@ -89,7 +89,7 @@ bool qpiu_foreign_check(struct qpiu_box *box)
 			first_found = found;
 		}
 		nr++;
-		resched |= !event->attr.pinned &&
+		resched |= !qpiu_group_pinned(event) &&
 			   !(event->hw.flags & QPIU_HWF_FOREIGN);
 		event->hw.flags |= QPIU_HWF_FOREIGN;
 		qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
