@@ -202,8 +202,17 @@ void qpiu_foreign_ev_read(struct qpiu_box *box, struct perf_event *event)
 		    &event->count);
 }
 
+/*
+ * 6.16 and later start every member of a group again when perf lifts a
+ * throttle (perf_event_unthrottle_group()), and the driver keeps a
+ * throttled group running (qpiu_event_stop()): a running event keeps the
+ * episodes it has not folded yet.  A stopped one folded at its stop and
+ * starts from the box's episodes now.
+ */
 void qpiu_foreign_ev_start(struct qpiu_box *box, struct perf_event *event)
 {
+	if (!(event->hw.state & PERF_HES_STOPPED))
+		return;
 	local64_set(&event->hw.prev_count, box->foreign_episodes);
 	event->hw.state = 0;
 }
