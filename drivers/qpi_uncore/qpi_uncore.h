@@ -298,6 +298,12 @@ extern const struct kernel_param_ops qpiu_uint_param_ops;
  * that are not sampled yet (PERF_HES_ARCH is the PMU's own bit).
  */
 #define QPIU_HES_DUE		PERF_HES_ARCH
+/*
+ * hw.flags (the PMU's own bits, beside QPIU_HWF_FOREIGN), under box->lock:
+ * the event is being handed to perf (qpiu_sample_emit()), which has its
+ * hw.period_left for the call and adds to its count without a lock.
+ */
+#define QPIU_HWF_DELIVER	BIT(1)
 void qpiu_event_update(struct qpiu_box *box, struct perf_event *event);
 u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event);
 void qpiu_event_start_locked(struct qpiu_box *box, struct perf_event *event);
