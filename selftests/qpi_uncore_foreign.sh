@@ -10,7 +10,7 @@
 # foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 9
+ktap_plan 11
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
@@ -33,7 +33,9 @@ if [ ! -f "$BUSY" ]; then
 		control_reading_zero_may_be_ignored_writes \
 		each_episode_counted_once foreign_check_ms_0_is_off \
 		foreign_check_ms_rejects_out_of_range \
-		foreign_writes_event_rules perf_stat_shows_the_mark; do
+		foreign_writes_event_rules perf_stat_shows_the_mark \
+		pinned_group_member_not_refused \
+		foreign_writes_kept_across_unthrottle; do
 		t_skip "$t" "qpi_uncore built without QPIU_TEST_HOOKS (test_resched_busy)"
 	done
 	ktap_finish
@@ -273,6 +275,84 @@ pct=$(echo "$line" | cut -d, -f5)
 	fail "count: got '$(echo "$line" | cut -d, -f1)', want 150 scaled up"
 expect_eq "foreign_writes" \
 	"$(echo "$out" | grep ',uncore_qpi_1/foreign_writes/,' | cut -d, -f1)" 1
+t_end
+
+# perf takes pinning from the group leader (get_event_type()): a member
+# that is not pinned itself, of a pinned leader, is pinned.  Were it
+# refused, perf would roll the group back and put the whole group in
+# error state for good.  One foreign write to the member's control only:
+# the episode is counted and logged, and the group counts every event
+# injected after it, before and after a disable and enable (where perf
+# adds the marked member again), never refused.
+Q0=$(qpi_bdf 0 0)
+cat > /tmp/foreign_member.sh <<EOT
+for i in 0 1 2 3; do
+	if [ \$($QPICFG $Q0 rd \$((0xd8 + 4 * i))) = 0x00400201 ]; then
+		echo \$i > /tmp/foreign_member.idx
+		$QPICFG $Q0 wr \$((0xd8 + 4 * i)) 0x00400200
+	fi
+done
+EOT
+t_begin "pinned_group_member_not_refused"
+qpiu_unload
+expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
+dmesg_mark
+rm -f /tmp/foreign_member.idx
+qperf <<EOT
+open l uncore_qpi_0 0x14 socket=0 pinned
+open m uncore_qpi_0 0x0201 socket=0 group=l
+inject event socket=0 box=qpi0 event=0x01 umask=0x02 count=300 cycles=1000
+sh sh /tmp/foreign_member.sh
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_0/$FW) -ge 1 ]")
+$(wait_for "[ \$(cat $BUSY) = 0 ] && [ \$($QPICFG $Q0 rd \$((0xd8 + 4 * \$(cat /tmp/foreign_member.idx)))) != 0x00400200 ]")
+sh sleep 0.1
+inject event socket=0 box=qpi0 event=0x01 umask=0x02 count=40 cycles=200
+gread l
+disable l
+enable l
+inject event socket=0 box=qpi0 event=0x01 umask=0x02 count=500 cycles=2000
+gread l
+EOT
+idx=$(cat /tmp/foreign_member.idx 2> /dev/null)
+[ -n "$idx" ] || fail "the member's control 0x00400201 not found"
+grp() { echo "$QOUT" | grep "^l\[" | sed -n "$1" | sed 's/ enabled=.*//' | paste -sd' ' -; }
+expect_eq "after the foreign write" "$(grp 1,2p)" "l[0] value=1200 l[1] value=340"
+expect_eq "after disable and enable" "$(grp 3,4p)" "l[0] value=3200 l[1] value=840"
+expect_eq "counted" "$(fw uncore_qpi_0)" 1
+expect_dmesg "logged" "uncore_qpi_0: socket 0: counter $idx control is 0x00400200, expected 0x00400201 (1 counter): $MSG"
+set -- $(times_of 'l\[1\]')
+expect_num "never refused: the group ran all the time it was enabled" "$2" "$1"
+t_end
+
+# 6.16 and later throttle a whole group (perf_event_throttle_group()) and
+# start every member again at the unthrottle, running or not (the driver
+# keeps a throttled group counting).  A foreign_writes member must keep
+# the episode counted before that start: nothing reads it in between.
+# The pinned sampling leader is marked, never refused, so the group stays
+# scheduled throughout.  Older kernels throttle only the leader.
+t_begin "foreign_writes_kept_across_unthrottle"
+dmesg_mark
+qperf <<EOT
+open s uncore_qpi_1 0x14 socket=1 period=1 pinned
+open f uncore_qpi_1 $FWEV socket=1 group=s
+mmap s
+sh echo 0x400200 > $DBG/socket1/qpi1/foreign_ctl
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 1 ]")
+sh echo 0 > $DBG/socket1/qpi1/foreign_ctl
+$(wait_for "[ \$($QPICFG $Q1 rd $CTL0) != 0x00400200 ]")
+inject event socket=1 box=qpi1 event=0x14 count=100000
+sh sleep 0.5
+samples s
+gread s
+EOT
+line=$(echo "$QOUT" | grep '^s samples=')
+echo "# $line"
+set -- $(echo "$line" | sed 's/.* throttle=\([0-9]*\) unthrottle=\([0-9]*\).*/\1 \2/')
+[ "${1:-0}" -ge 1 ] && [ "${2:-0}" -ge 1 ] ||
+	fail "not throttled and unthrottled: $line"
+expect_eq "one episode" "$(fw uncore_qpi_1)" 1
+expect_eq "the leader's count" "$(val 's[0]')" 100000
+expect_eq "the foreign_writes member kept it" "$(val 's[1]')" 1
 t_end
 
 qpiu_unload

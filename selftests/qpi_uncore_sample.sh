@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 23
+ktap_plan 24
 
 P=/tmp/qpis
 mkdir -p $P
@@ -620,6 +620,56 @@ else
 		sh -c "echo 'event socket=0 box=qpi0 event=0x14 count=7' > $DBG/inject" \
 		> $P/nr.out 2>&1 || fail "perf stat: $(tail -n 3 $P/nr.out)"
 	expect_num "still counts" "$(cut -d, -f1 < $P/nr.txt | grep -E '^[0-9]+$')" 7
+	t_end
+fi
+
+# A read(2) from another CPU of the socket runs pmu->read there
+# (PERF_EV_CAP_READ_ACTIVE_PKG) and folds what the counter gained into
+# the count and hw.period_left, while the reader CPU may be handing perf
+# a sample, with hw.period_left lent to perf for the call.  A watcher on
+# another CPU of socket 0 reads a sampling event in a loop under 2*10^6
+# events a second for 3 s; test builds hold each sample's window open
+# until such a read comes (test_deliver_wait_ms).  Every period counted
+# must be a sample: samples x N = count, to within one period.
+qpiu_unload
+qpisim_unload
+if [ "$(socket_cpus 0 | wc -w)" -lt 2 ]; then
+	t_skip "reads_from_another_cpu_lose_no_period" "socket 0 has one CPU"
+else
+	t_begin "reads_from_another_cpu_lose_no_period"
+	expect_ok "load qpisim" qsim "$PLATFORM"
+	expect_ok "load qpi_uncore" qpiu_load
+	r0=$(reader 0 uncore_qpi_0)
+	w=$(socket_cpus 0 | tr ' ' '\n' | grep -vx "$r0" | head -n 1)
+	WAIT=/sys/module/qpi_uncore/parameters/test_deliver_wait_ms
+	RACED=/sys/module/qpi_uncore/parameters/test_deliver_raced
+	[ -f $WAIT ] && echo 200 > $WAIT
+	N=100000
+	qperf <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=$N stype=0x100 single
+mmap s
+watch s $w
+inject rate socket=0 box=qpi0 event=0x14 per_s=2000000
+sh sleep 3
+inject rate socket=0 box=qpi0 event=0x14 per_s=0
+unwatch s
+disable s
+samples s
+read s
+EOF2
+	v=$(val s)
+	n=$(sfield s samples)
+	raced=$(cat $RACED 2> /dev/null)
+	[ -f $WAIT ] && echo 0 > $WAIT
+	echo "# reader CPU $r0, watcher CPU $w: $(wfield s reads) reads, ${raced:-no test hook:} windows hit; count $v, $n samples of $N"
+	[ "${v:-0}" -ge $((10 * N)) ] || fail "counted ${v:-nothing}: the rate did not reach the counter"
+	[ ! -f $WAIT ] || [ "${raced:-0}" -ge 1 ] ||
+		fail "no read from CPU $w came into a sample's window"
+	expect_num "lost records" "$(sfield s lost)" 0
+	expect_num "throttled" "$(sfield s throttle)" 0
+	expect_eq "each period" "$(sfield s pmin) $(sfield s pmax)" "$N $N"
+	expect_num "reads that went backwards" "$(wfield s back)" 0
+	expect_num "periods counted and not sampled" "$(( ${v:-0} / N - ${n:-0} ))" 0
 	t_end
 fi
 

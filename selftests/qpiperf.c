@@ -9,7 +9,9 @@
  *        [exclude=user|kernel|guest|host] [disabled] [pinned] [precise] [single]
  *                      prints "NAME ok" or "NAME error=ERRNO (text)";
  *                      a leader reads as a group unless [single]
- *   read NAME          prints "NAME value=V enabled=E running=R"
+ *   read NAME          prints "NAME value=V enabled=E running=R", or
+ *                      "NAME error=state" when perf returns no data (an
+ *                      event in error state)
  *   gread NAME         group read of a leader: "NAME[i] value=V" per member
  *   enable NAME | disable NAME | close NAME
  *   period NAME N      PERF_EVENT_IOC_PERIOD
@@ -235,6 +237,11 @@ static void cmd_read(char *name, int group)
 	n = read(e->fd, buf, sizeof(buf));
 	if (n < 0) {
 		printf("%s error=%d (%s)\n", name, errno, strerror(errno));
+		return;
+	}
+	/* perf's answer for an event in error state (a pinned group that failed) */
+	if (n == 0) {
+		printf("%s error=state (read 0 bytes: error state)\n", name);
 		return;
 	}
 	/* leaders: nr, enabled, running, values...; members: value, enabled, running */

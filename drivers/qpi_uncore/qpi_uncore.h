@@ -267,12 +267,16 @@ void qpiu_test_retire_delay(void);
 void qpiu_test_open_delay(struct qpiu_box *box, int cpu);
 void qpiu_test_reader_delay(void);
 void qpiu_test_resched_asked(int n);
+void qpiu_test_read(const struct perf_event *event);
+void qpiu_test_deliver_window(void);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_retire_delay(void) { }
 static inline void qpiu_test_open_delay(struct qpiu_box *box, int cpu) { }
 static inline void qpiu_test_reader_delay(void) { }
 static inline void qpiu_test_resched_asked(int n) { }
+static inline void qpiu_test_read(const struct perf_event *event) { }
+static inline void qpiu_test_deliver_window(void) { }
 #endif
 
 /* qpi_uncore_reject.c */
@@ -296,6 +300,12 @@ extern const struct kernel_param_ops qpiu_uint_param_ops;
  * that are not sampled yet (PERF_HES_ARCH is the PMU's own bit).
  */
 #define QPIU_HES_DUE		PERF_HES_ARCH
+/*
+ * hw.flags (the PMU's own bits, beside QPIU_HWF_FOREIGN), under box->lock:
+ * the event is being handed to perf (qpiu_sample_emit()), which has its
+ * hw.period_left for the call and adds to its count without a lock.
+ */
+#define QPIU_HWF_DELIVER	BIT(1)
 void qpiu_event_update(struct qpiu_box *box, struct perf_event *event);
 u64 qpiu_event_arm(struct qpiu_box *box, struct perf_event *event);
 void qpiu_event_start_locked(struct qpiu_box *box, struct perf_event *event);
@@ -320,6 +330,18 @@ unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
  * refuses the event once, so perf shows it ran less than it was enabled.
  */
 #define QPIU_HWF_FOREIGN	BIT(0)
+
+/*
+ * Whether perf schedules @event as pinned: a group is pinned or flexible
+ * as its leader is (get_event_type() in kernel/events/core.c).  A pinned
+ * group that fails to schedule goes to error state for good, so none of
+ * its events may be refused.
+ */
+static inline bool qpiu_group_pinned(const struct perf_event *event)
+{
+	return READ_ONCE(event->group_leader)->attr.pinned;
+}
+
 u64 qpiu_foreign_interval_ns(void);
 void qpiu_foreign_box_unused(struct qpiu_box *box);
 bool qpiu_foreign_check(struct qpiu_box *box);

@@ -15,6 +15,16 @@ void qpiu_event_update(struct qpiu_box *box, struct perf_event *event)
 
 	if (hwc->idx < 0 || box->dead)
 		return;
+	/*
+	 * perf has the event (QPIU_HWF_DELIVER): a read from another CPU of
+	 * the socket (PERF_EV_CAP_READ_ACTIVE_PKG) would fold into a
+	 * hw.period_left that the delivery then puts back, and race perf's
+	 * unlocked add to event->count.  It folds nothing: prev_count stays,
+	 * so the next update folds it all, and the read is at most one
+	 * delivery behind.
+	 */
+	if (hwc->flags & QPIU_HWF_DELIVER)
+		return;
 	ret = qpiu_box_read_counter(box, hwc->idx, &now);
 	if (ret) {
 		if (ret != -ENODEV)

@@ -41,14 +41,17 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 	 * foreign layer has perf schedule the event again soon after the
 	 * mark (qpiu_foreign_resched()), so this comes within a read-back
 	 * interval.  perf takes a refusal as a full PMU: events after it in
-	 * the same pass wait for that rotation too.  Pinned events are never
-	 * refused: perf would put them, and every pinned event after them, in
-	 * error state for good.
+	 * the same pass wait for that rotation too.  The events of a pinned
+	 * group (its leader's attr.pinned, not the event's own) are never
+	 * refused: perf would put the whole group, and every pinned group
+	 * after it, in error state for good.  Their mark is dropped here.
 	 */
-	if ((hwc->flags & QPIU_HWF_FOREIGN) && !event->attr.pinned) {
+	if (hwc->flags & QPIU_HWF_FOREIGN) {
 		hwc->flags &= ~QPIU_HWF_FOREIGN;
-		raw_spin_unlock_irqrestore(&box->lock, irqflags);
-		return -EAGAIN;
+		if (!qpiu_group_pinned(event)) {
+			raw_spin_unlock_irqrestore(&box->lock, irqflags);
+			return -EAGAIN;
+		}
 	}
 	/*
 	 * An event of a box that is gone, or whose filter went with its
@@ -183,6 +186,8 @@ static void qpiu_event_read(struct perf_event *event)
 	struct qpiu_box *box = event->pmu_private;
 	unsigned long irqflags;
 
+	/* test builds: what a sample's delivery waits for */
+	qpiu_test_read(event);
 	raw_spin_lock_irqsave(&box->lock, irqflags);
 	if (qpiu_is_driver_event(event))
 		qpiu_foreign_ev_read(box, event);

@@ -61,9 +61,9 @@ void qpiu_foreign_box_unused(struct qpiu_box *box)
  * with no running counter (marked events perf has not scheduled again
  * yet) says nothing either way.
  *
- * Returns true when an event that perf may refuse (not pinned) was newly
- * marked: the caller then has perf schedule the box's events again with
- * qpiu_foreign_resched(), once it has dropped box->lock.
+ * Returns true when an event that perf may refuse (not in a pinned group)
+ * was newly marked: the caller then has perf schedule the box's events
+ * again with qpiu_foreign_resched(), once it has dropped box->lock.
  */
 bool qpiu_foreign_check(struct qpiu_box *box)
 {
@@ -89,7 +89,7 @@ bool qpiu_foreign_check(struct qpiu_box *box)
 			first_found = found;
 		}
 		nr++;
-		resched |= !event->attr.pinned &&
+		resched |= !qpiu_group_pinned(event) &&
 			   !(event->hw.flags & QPIU_HWF_FOREIGN);
 		event->hw.flags |= QPIU_HWF_FOREIGN;
 		qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
@@ -202,8 +202,17 @@ void qpiu_foreign_ev_read(struct qpiu_box *box, struct perf_event *event)
 		    &event->count);
 }
 
+/*
+ * 6.16 and later start every member of a group again when perf lifts a
+ * throttle (perf_event_unthrottle_group()), and the driver keeps a
+ * throttled group running (qpiu_event_stop()): a running event keeps the
+ * episodes it has not folded yet.  A stopped one folded at its stop and
+ * starts from the box's episodes now.
+ */
 void qpiu_foreign_ev_start(struct qpiu_box *box, struct perf_event *event)
 {
+	if (!(event->hw.state & PERF_HES_STOPPED))
+		return;
 	local64_set(&event->hw.prev_count, box->foreign_episodes);
 	event->hw.state = 0;
 }

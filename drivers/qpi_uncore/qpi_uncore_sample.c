@@ -45,10 +45,13 @@
  *    hw.period_left is at most 8 periods.
  * The driver always passes nr 0, so event->count, which readers on other
  * CPUs load with no lock after their IPI, only ever moves by its own
- * updates.  hw.period_left, hw.last_period, hw.freq_time_stamp,
- * PERF_HES_STOPPED and, for PERF_SAMPLE_PERIOD, attr.freq and
- * hw.sample_period are bracketed
- * around the call: the rest of the driver keeps x86's meaning (events left
+ * updates.  Those are not made while perf has the event: a read on another
+ * CPU of the socket runs pmu->read there (PERF_EV_CAP_READ_ACTIVE_PKG),
+ * and perf's add of nr (a plain RMW on x86) and the bracket below would
+ * lose what it folds (qpiu_sample_emit(), QPIU_HWF_DELIVER).
+ * hw.period_left, hw.last_period, hw.freq_time_stamp, PERF_HES_STOPPED
+ * and, for PERF_SAMPLE_PERIOD, attr.freq and hw.sample_period are
+ * bracketed around the call: the rest of the driver keeps x86's meaning (events left
  * until the next sample).  Of the readers of attr.freq, only
  * PERF_EVENT_IOC_PERIOD runs on another CPU unserialised with the sample:
  * racing one, a period above kernel.perf_event_max_sample_rate is
@@ -177,6 +180,8 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 		event->attr.freq = 1;
 		hwc->freq_time_stamp = S64_MAX;
 	}
+	/* test builds: hold the window open for a read from another CPU */
+	qpiu_test_deliver_window();
 	stop = qpiu_tp_one(event, &head, regs);
 	event->attr.freq = 0;
 	hwc->sample_period = sample_period;
@@ -219,15 +224,31 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
  */
 unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n)
 {
+	struct qpiu_box *box = event->pmu_private;
 	struct pt_regs *regs = get_irq_regs();
 	struct pt_regs caller;
+	unsigned int done;
 
 	lockdep_assert_irqs_disabled();
 	if (!regs) {
 		perf_fetch_caller_regs(&caller);
 		regs = &caller;
 	}
-	return qpiu_deliver(event, period, n, regs);
+	/*
+	 * Nothing folds into the event meanwhile (qpiu_event_update()): a
+	 * read from another CPU of the socket waits for no lock of ours
+	 * and may come at any time.  The flag is set and cleared under
+	 * box->lock, which orders what this CPU wrote before it against
+	 * that read.
+	 */
+	raw_spin_lock(&box->lock);
+	event->hw.flags |= QPIU_HWF_DELIVER;
+	raw_spin_unlock(&box->lock);
+	done = qpiu_deliver(event, period, n, regs);
+	raw_spin_lock(&box->lock);
+	event->hw.flags &= ~QPIU_HWF_DELIVER;
+	raw_spin_unlock(&box->lock);
+	return done;
 }
 
 /*

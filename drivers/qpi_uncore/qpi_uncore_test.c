@@ -8,6 +8,7 @@
 #include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/moduleparam.h>
+#include <linux/smp.h>
 
 #include "qpi_uncore.h"
 
@@ -141,4 +142,46 @@ MODULE_PARM_DESC(test_resched_busy,
 void qpiu_test_resched_asked(int n)
 {
 	atomic_add(n, &qpiu_test_resched_pending);
+}
+
+/*
+ * How long, at most, a sample's delivery on the perf_tp_event route waits
+ * inside its window, while perf has the event's hw.period_left, for a read
+ * of the event from another CPU of its socket (PERF_EV_CAP_READ_ACTIVE_PKG
+ * runs pmu->read there).  Reads from another CPU while it is set, and the
+ * deliveries that such a read came into (the test's proof that it hit the
+ * window).
+ */
+static unsigned int qpiu_test_deliver_ms;
+module_param_named(test_deliver_wait_ms, qpiu_test_deliver_ms, uint, 0644);
+MODULE_PARM_DESC(test_deliver_wait_ms,
+		 "test builds: a sample's delivery waits up to this long for a read from another CPU");
+
+static atomic_t qpiu_test_reads_other = ATOMIC_INIT(0);
+static atomic_t qpiu_test_deliver_raced = ATOMIC_INIT(0);
+module_param_cb(test_deliver_raced, &qpiu_test_atomic_ops,
+		&qpiu_test_deliver_raced, 0444);
+
+void qpiu_test_read(const struct perf_event *event)
+{
+	if (READ_ONCE(qpiu_test_deliver_ms) &&
+	    READ_ONCE(event->oncpu) != raw_smp_processor_id())
+		atomic_inc(&qpiu_test_reads_other);
+}
+
+/* hard interrupt context or interrupts off: a bounded busy wait */
+void qpiu_test_deliver_window(void)
+{
+	unsigned int ms = READ_ONCE(qpiu_test_deliver_ms), us = 0;
+	int reads = atomic_read(&qpiu_test_reads_other);
+
+	if (!ms)
+		return;
+	while (us < ms * USEC_PER_MSEC &&
+	       atomic_read(&qpiu_test_reads_other) == reads) {
+		udelay(5);
+		us += 5;
+	}
+	if (atomic_read(&qpiu_test_reads_other) != reads)
+		atomic_inc(&qpiu_test_deliver_raced);
 }
