@@ -734,12 +734,21 @@ static void write_textfile(const char *file, double dt)
  */
 static double last_read;
 
+/*
+ * The events are never reopened, so a read that fails now fails on every
+ * scrape (the PMUs went away: their functions were unbound or handed
+ * over): exit for the service manager to restart qpistat on the PMUs there
+ * are now, rather than answer 500 for ever.
+ */
 static int scrape(struct sbuf *sb, bool openmetrics)
 {
 	double t = now_s();
 
-	if (try_read_all())
-		return errno;
+	if (try_read_all()) {
+		fprintf(stderr, "qpistat: reading the counters failed: %s; exiting, the PMUs are gone\n",
+			strerror(errno));
+		exit(EX_UNAVAILABLE);
+	}
 	exposition(sb, t - last_read, openmetrics);
 	last_read = t;
 	return 0;
@@ -836,7 +845,7 @@ static void enable_all(int on)
 
 /*
  * Nothing after the events are open needs a capability: qpistat never
- * reopens them (a PMU that goes away gets 500s until it is restarted).
+ * reopens them (a PMU that goes away ends it: see scrape()).
  * Drop them all before reading a byte from the network.
  */
 static void drop_capabilities(void)
