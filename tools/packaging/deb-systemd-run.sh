@@ -39,7 +39,7 @@ step() {
 }
 finish() {
 	echo "QPIGUEST-EXIT: $rc"
-	echo done > "$state"
+	echo finished > "$state"
 	sync
 	systemctl poweroff
 	exit 0

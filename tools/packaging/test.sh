@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$repo/tools/ktap.sh"
 
 echo "KTAP version 1"
-echo "1..15"
+echo "1..17"
 
 make -s KDIR="$kdir" install DESTDIR="$tmp" > "$tmp/log" 2>&1
 ok=$?
@@ -107,6 +107,40 @@ ok=$?
 result $ok "qpi-uncore-takeover --force: built-in intel_uncore's function marked and unbound"
 
 
+# Installed but refused by the kernel: an unsigned qpi_uncore.ko where
+# only signed modules load (Secure Boot's lockdown).  The udev rule's
+# --installed says no, so intel_uncore keeps the functions, and a takeover
+# by hand names the cause, changing nothing.
+mkdir -p "$fake/module/module/parameters" "$fake/kernel/security"
+echo Y > "$fake/module/module/parameters/sig_enforce"
+echo '(null)' > "$fn/driver_override"
+[[ $EUID != 0 ]] || chown -R 65534:65534 "$fake"
+take --installed
+irc=$?
+out=$(QPI_TAKEOVER_MODPROBE=true take --force 2>&1)
+trc=$?
+[[ $irc == 1 && $trc == 1 && $out == *"qpi_uncore.ko is not signed, and this kernel loads only signed modules (module.sig_enforce=Y, as under Secure Boot); intel_uncore keeps the functions"*"mokutil --import"* ]] &&
+	[[ $(cat "$fn/driver_override") == '(null)' ]]
+ok=$?
+[[ $ok == 0 ]] || echo "# --installed $irc; exit $trc: $out"
+result $ok "qpi-uncore-takeover: an unsigned qpi_uncore.ko under sig_enforce is not --installed (the udev rule leaves intel_uncore), takeover refused naming it"
+echo N > "$fake/module/module/parameters/sig_enforce"
+echo 'none [integrity] confidentiality' > "$fake/kernel/security/lockdown"
+take --installed
+irc=$?
+printf '~Module signature appended~\n' >> "$tmp/modules/$(uname -r)/updates/qpi_uncore.ko"
+take --installed
+irc2=$?
+echo '[none] integrity confidentiality' > "$fake/kernel/security/lockdown"
+: > "$tmp/modules/$(uname -r)/updates/qpi_uncore.ko"
+take --installed
+irc3=$?
+[[ $irc == 1 && $irc2 == 0 && $irc3 == 0 ]]
+ok=$?
+[[ $ok == 0 ]] || echo "# --installed: unsigned under lockdown $irc, signed $irc2, no lockdown $irc3"
+result $ok "qpi-uncore-takeover --installed: unsigned under lockdown 1, signed 0, without lockdown 0"
+rm -rf "$fake/module/module" "$fake/kernel"
+
 # make install-userspace (what make dkms-install runs after DKMS) installs
 # qpistat too: both units run it
 rm -rf "$tmp/u"
@@ -173,8 +207,8 @@ done
 result $ok "both units: After=systemd-udev-trigger.service, ExecStartPre=+udevadm settle (after the udev hand-over)"
 
 if ! command -v dkms > /dev/null || [[ $EUID != 0 ]]; then
-	echo "ok 14 dkms-install # SKIP needs root and dkms"
-	echo "ok 15 dkms-uninstall # SKIP needs root and dkms"
+	echo "ok 16 dkms-install # SKIP needs root and dkms"
+	echo "ok 17 dkms-uninstall # SKIP needs root and dkms"
 	exit $rc
 fi
 make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > /dev/null 2>&1
