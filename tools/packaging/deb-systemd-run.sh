@@ -74,8 +74,8 @@ install)
 	step "boot 1: qpisim's 12 functions are intel_uncore's (snbep_uncore) before the packages" \
 		all_with snbep_uncore
 	start=$SECONDS
-	step "apt-get install ./qpi-uncore-dkms_*.deb ./qpistat_*.deb (offline; DKMS builds qpi_uncore)" \
-		apt-get install -y --no-install-recommends --no-download "$dir"/qpi-uncore-dkms_*.deb "$dir"/qpistat_*.deb
+	step "apt-get install ./qpi-uncore-dkms_*.deb ./qpistat_*.deb (no network: the dependencies are in the image; DKMS builds qpi_uncore)" \
+		apt-get install -y --no-install-recommends "$dir"/qpi-uncore-dkms_*.deb "$dir"/qpistat_*.deb
 	echo "# apt-get install took $((SECONDS - start)) s"
 	installed() {
 		dkms status -m qpi_uncore
