@@ -82,31 +82,49 @@ UNIT = $(DESTDIR)/etc/systemd/system/qpistat.service
 # qpistat --textfile for node_exporter's textfile collector
 TEXTFILE_UNIT = $(DESTDIR)/etc/systemd/system/qpistat-textfile.service
 PROMRULES = $(DESTDIR)$(PREFIX)/share/qpi_uncore/prometheus/qpi.rules.yml
+# What the running system is told (systemd, udev): by default only when
+# installing into it, not into a DESTDIR; the tests set LIVE=1 and point
+# SYSTEMCTL and UDEVADM at fakes that log what they are asked.
+LIVE ?= $(if $(DESTDIR),,1)
+SYSTEMCTL ?= systemctl
+UDEVADM ?= udevadm
+# tell SYSTEMCTL|UDEVADM ARGS: run it if LIVE and present; never fails
+tell = test -z "$(LIVE)" || ! command -v $(1) > /dev/null || $(1) $(2) || true
 install-userspace:
+	$(MAKE) -C tools/qpistat qpistat
+	install -D -m 755 tools/qpistat/qpistat $(DESTDIR)$(PREFIX)/bin/qpistat
 	install -D -m 755 tools/takeover/qpi-uncore-takeover \
 		$(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover
 	install -D -m 644 tools/packaging/qpi_uncore.conf $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf
 	mkdir -p $(dir $(RULES))
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' tools/packaging/60-qpi-uncore.rules > $(RULES)
-	test -n "$(DESTDIR)" || ! command -v udevadm > /dev/null || udevadm control --reload || true
+	$(call tell,$(UDEVADM),control --reload)
 	mkdir -p $(dir $(UNIT))
 	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat.service > $(UNIT)
 	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat-textfile.service > $(TEXTFILE_UNIT)
-	test -n "$(DESTDIR)" || ! command -v systemctl > /dev/null || systemctl daemon-reload || true
+	$(call tell,$(SYSTEMCTL),daemon-reload)
 	install -D -m 644 tools/prometheus/qpi.rules.yml $(PROMRULES)
 
-# qpi_uncore.ko, qpistat and the above; not qpisim, a test tool.
+# qpi_uncore.ko and the above; not qpisim, a test tool.
 install: modules tools install-userspace
 	@test -n "$(KVER)" || { echo "cannot tell the kernel release of $(KDIR); pass KVER=" >&2; exit 1; }
 	install -D -m 644 drivers/qpi_uncore/qpi_uncore.ko $(MODDIR)/qpi_uncore.ko
-	install -D -m 755 tools/qpistat/qpistat $(DESTDIR)$(PREFIX)/bin/qpistat
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
-uninstall:
-	rm -f $(MODDIR)/qpi_uncore.ko $(DESTDIR)$(PREFIX)/bin/qpistat \
-	      $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf \
+# The units are stopped and disabled before their files go, and systemd
+# and udev are told after: no exporter left running a deleted binary, no
+# rule cached by udevd that runs a deleted tool.
+uninstall-userspace:
+	$(call tell,$(SYSTEMCTL),disable --now qpistat.service qpistat-textfile.service)
+	rm -f $(DESTDIR)$(PREFIX)/bin/qpistat $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf \
 	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES) $(UNIT) $(TEXTFILE_UNIT) \
 	      $(PROMRULES)
+	rmdir $(dir $(PROMRULES)) $(DESTDIR)$(PREFIX)/share/qpi_uncore 2> /dev/null || true
+	$(call tell,$(SYSTEMCTL),daemon-reload)
+	$(call tell,$(UDEVADM),control --reload)
+
+uninstall: uninstall-userspace
+	rm -f $(MODDIR)/qpi_uncore.ko
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 
 # DKMS rebuilds the module for every kernel installed later.
@@ -124,28 +142,39 @@ dkms-install:
 
 dkms-uninstall:
 	-dkms remove qpi_uncore/$(VERSION) --all
-	rm -rf $(DKMS_SRC) /etc/modprobe.d/qpi_uncore.conf \
-	       $(PREFIX)/sbin/qpi-uncore-takeover /etc/udev/rules.d/60-qpi-uncore.rules \
-	       /etc/systemd/system/qpistat.service /etc/systemd/system/qpistat-textfile.service \
-	       $(PREFIX)/share/qpi_uncore/prometheus
+	rm -rf $(DKMS_SRC)
+	$(MAKE) uninstall-userspace DESTDIR=
 
-# The Debian package qpi-uncore-dkms (Architecture: all): the module's
-# source for DKMS (no qpisim), qpi-uncore-takeover, its udev rule and the
-# modprobe.d softdep; built in .vm/deb and lintian clean.  deb-test: its
-# DKMS round trip in the build root of each kernel of DEB_KERNELS, then
-# installed with dpkg in a QEMU guest of DEB_GUEST (default: newest, else
-# 6.12), where DKMS builds it and perf counts with it (about 15 minutes).
+# The Debian packages qpi-uncore-dkms (Architecture: all: the module's
+# source for DKMS, no qpisim, qpi-uncore-takeover, its udev rule and the
+# modprobe.d softdep) and qpistat (Architecture: any: the tool, its man
+# page, both units, the Prometheus rules), built in .vm/deb, lintian
+# clean.  make deb installs nothing: it names the missing build tools and
+# stops; make deb-deps installs them (apt-get, as root).
+# deb-test (not part of make check: about 40 minutes under TCG):
+#  - the DKMS round trip in the build root of each kernel of DEB_KERNELS;
+#  - the dpkg install in a busybox guest of DEB_GUEST (default: newest,
+#    else 6.12), where DKMS builds it and perf counts with it;
+#  - both packages installed with apt under systemd as PID 1 in a Debian
+#    bookworm guest of its 6.1 kernel, rebooted, used and purged
+#    (tools/packaging/deb-systemd.sh).
 DEB_KERNELS ?= 5.10 6.1 6.12 newest
 DEB_GUEST ?=
+DEB_BUILD_DEPS = dpkg-dev debhelper dh-dkms lintian gcc libc6-dev make
 deb:
 	tools/packaging/deb.sh
 
+deb-deps:
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(DEB_BUILD_DEPS)
+
 deb-test:
-	@deb=$$(tools/packaging/deb.sh) || exit 1; rc=0; \
+	@debs=$$(tools/packaging/deb.sh) || exit 1; rc=0; \
+	deb=$$(echo "$$debs" | grep '/qpi-uncore-dkms_'); \
 	for k in $(DEB_KERNELS); do \
 		QPI_DEB=$$deb tools/packaging/dkms-build.sh $$k || rc=1; \
 	done; \
 	QPI_DEB=$$deb tools/packaging/deb-guest.sh $(DEB_GUEST) || rc=1; \
+	QPI_DEBS="$$debs" tools/packaging/deb-systemd.sh || rc=1; \
 	exit $$rc
 
 clean:
@@ -157,5 +186,5 @@ clean:
 
 .PHONY: all modules tools unittest checkpatch sparse check check-kernels check-debug demo fuzz \
 	bench clean \
-	install install-userspace uninstall dkms-install dkms-uninstall \
-	deb deb-test
+	install install-userspace uninstall uninstall-userspace dkms-install dkms-uninstall \
+	deb deb-deps deb-test

@@ -68,7 +68,7 @@ done
 
 deb=${QPI_DEB:-}
 if [[ -z $deb ]]; then
-	deb=$("$here/deb.sh" --no-lintian "$work/deb" | tail -n 1)
+	deb=$("$here/deb.sh" --no-lintian "$work/deb" | grep "/qpi-uncore-dkms_")
 fi
 [[ -f $deb ]] || die "no package: $deb"
 

@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make deb: the Debian package qpi-uncore-dkms (Architecture: all), built
-# from a scratch copy of the tree with tools/packaging/deb/ as its debian/,
-# then checked with lintian (no error, no warning).  Prints the .deb last.
+# make deb: the Debian packages qpi-uncore-dkms (Architecture: all) and
+# qpistat (Architecture: any), built from a scratch copy of the tree with
+# tools/packaging/deb/ as its debian/, then checked with lintian (no error,
+# no warning).  Prints the two .debs last, qpi-uncore-dkms first.  Installs
+# nothing: it names the build tools that are missing and stops (make
+# deb-deps installs them).
 #   tools/packaging/deb.sh [--no-lintian] [OUTDIR]    OUTDIR: .vm/deb
 set -euo pipefail
 
@@ -18,16 +21,14 @@ out=${1:-$repo/.vm/deb}
 say() { echo "deb.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
 
-# the build tools, from Debian, when missing
+# the build tools (make deb-deps installs them): named, never installed
 need=()
-for p in dpkg-dev debhelper dh-dkms; do
+for p in dpkg-dev debhelper dh-dkms gcc libc6-dev make; do
 	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' || need+=("$p")
 done
 ((lint == 0)) || command -v lintian > /dev/null || need+=(lintian)
 if ((${#need[@]})); then
-	say "installing ${need[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2 ||
-		die "cannot install ${need[*]}"
+	die "missing: ${need[*]}; install them (make deb-deps, or apt-get install ${need[*]})"
 fi
 
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$repo/dkms.conf")
@@ -37,18 +38,23 @@ SOURCE_DATE_EPOCH=$(git -C "$repo" log -1 --format=%ct 2> /dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 rev=$(git -C "$repo" rev-parse --short HEAD 2> /dev/null || echo unknown)
 
-# What the package is made of, as in the tree: the module's build (what
-# make dkms-install copies, less qpisim, a test tool) and the
-# arch-independent helpers.  debian/rules picks from these.
+# What the packages are made of, as in the tree: the module's build (what
+# make dkms-install copies, less qpisim, a test tool), the
+# arch-independent helpers, qpistat's sources, its units and rules.
+# debian/rules picks from these.
 src=$out/qpi-uncore-$ver
 rm -rf "$out"
-mkdir -p "$src/drivers" "$src/tools/vm" "$src/tools/takeover" "$src/tools/packaging"
+mkdir -p "$src/drivers" "$src/tools/vm" "$src/tools/takeover" "$src/tools/packaging" \
+	"$src/tools/qpistat" "$src/tools/prometheus"
 cd "$repo"
 cp -a Kbuild Makefile dkms.conf include README.md "$src/"
 cp -a drivers/qpi_uncore "$src/drivers/"
 cp -a tools/vm/kdir.sh tools/vm/kver.sh "$src/tools/vm/"
 cp -a tools/takeover/qpi-uncore-takeover "$src/tools/takeover/"
-cp -a tools/packaging/60-qpi-uncore.rules tools/packaging/qpi_uncore.conf "$src/tools/packaging/"
+cp -a tools/packaging/60-qpi-uncore.rules tools/packaging/qpi_uncore.conf \
+	tools/packaging/qpistat.service tools/packaging/qpistat-textfile.service "$src/tools/packaging/"
+cp -a tools/qpistat/Makefile tools/qpistat/*.[ch] "$src/tools/qpistat/"
+cp -a tools/prometheus/qpi.rules.yml "$src/tools/prometheus/"
 cp -a tools/packaging/deb "$src/debian"
 # no objects of a build in the tree
 find "$src/drivers" "$src/include" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
@@ -69,15 +75,36 @@ say "dpkg-buildpackage in $src"
 	die "dpkg-buildpackage failed; log: $out/build.log"
 }
 deb=$out/qpi-uncore-dkms_${ver}_all.deb
+sdeb=$out/qpistat_${ver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb
 changes=$(find "$out" -maxdepth 1 -name "qpi-uncore_${ver}_*.changes" | head -n 1)
-[[ -f $deb && -n $changes ]] || die "no .deb or .changes in $out"
+[[ -f $deb && -f $sdeb && -n $changes ]] || die "no .debs or .changes in $out"
 
 if ((lint)); then
-	say "lintian $(basename "$deb") $(basename "$changes")"
-	# errors and warnings fail; info and pedantic tags are shown only
-	lintian --fail-on error,warning --display-info "$deb" "$changes" >&2 ||
+	say "lintian $(basename "$deb") $(basename "$sdeb") $(basename "$changes")"
+	# errors and warnings fail, the hardening tags included; info and
+	# pedantic tags are shown only
+	lintian --fail-on error,warning --display-info "$deb" "$sdeb" "$changes" >&2 ||
 		die "lintian found errors or warnings"
 	say "lintian: no errors, no warnings"
 fi
-dpkg-deb --contents "$deb" | awk '$NF !~ /\/$/ { print "deb.sh:   " $NF }' >&2
+# The hardening of the packaged qpistat, from its ELF (lintian checks
+# relro and FORTIFY; this checks all five): PIE, relro, bind now, the
+# stack protector's and FORTIFY's checking functions linked in.
+x=$out/x
+dpkg-deb -x "$sdeb" "$x"
+elf=$(LC_ALL=C readelf -hldW --dyn-syms "$x/usr/bin/qpistat")
+rm -rf "$x"
+miss=()
+grep -q 'Type:.*DYN' <<< "$elf" || miss+=(PIE)
+grep -q 'GNU_RELRO' <<< "$elf" || miss+=(relro)
+grep -qE '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' <<< "$elf" || miss+=("bind now")
+grep -q '__stack_chk_fail' <<< "$elf" || miss+=("stack protector")
+grep -qE '__[a-z_]+_chk@' <<< "$elf" || miss+=(FORTIFY)
+((${#miss[@]} == 0)) || die "qpistat is built without: ${miss[*]} (dpkg-buildflags not honoured?)"
+say "qpistat: PIE, relro, bind now, stack protector, FORTIFY"
+for d in "$deb" "$sdeb"; do
+	say "$(basename "$d"):"
+	dpkg-deb --contents "$d" | awk '$NF !~ /\/$/ { print "deb.sh:   " $NF }' >&2
+done
 echo "$deb"
+echo "$sdeb"

@@ -40,7 +40,7 @@ echo "# $name: $QPI_KVER in ${root}"
 
 deb=${QPI_DEB:-}
 if [[ -z $deb ]]; then
-	deb=$("$here/deb.sh" --no-lintian "$tmp/deb" 2> "$tmp/deb.log" | tail -n 1) || {
+	deb=$("$here/deb.sh" --no-lintian "$tmp/deb" 2> "$tmp/deb.log" | grep "/qpi-uncore-dkms_") || {
 		sed 's/^/# /' "$tmp/deb.log" | tail -n 20
 		skip_all "make deb failed"
 	}

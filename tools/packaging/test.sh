@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Packaging checks for make check: make install/uninstall into a scratch
-# DESTDIR, and the DKMS round trip (add, build, install for the guest
-# kernel, remove) on this host.  KTAP output.
+# DESTDIR, the systemd units' properties (systemd-analyze security
+# --offline, no running systemd needed), and the DKMS round trip (add,
+# build, install for the guest kernel, remove) on this host.  KTAP output.
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo" || exit 1
@@ -15,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$repo/tools/ktap.sh"
 
 echo "KTAP version 1"
-echo "1..8"
+echo "1..17"
 
 make -s KDIR="$kdir" install DESTDIR="$tmp" > "$tmp/log" 2>&1
 ok=$?
@@ -105,9 +106,109 @@ ok=$?
 [[ $ok == 0 ]] || echo "# exit $trc: $out"
 result $ok "qpi-uncore-takeover --force: built-in intel_uncore's function marked and unbound"
 
+
+# Installed but refused by the kernel: an unsigned qpi_uncore.ko where
+# only signed modules load (Secure Boot's lockdown).  The udev rule's
+# --installed says no, so intel_uncore keeps the functions, and a takeover
+# by hand names the cause, changing nothing.
+mkdir -p "$fake/module/module/parameters" "$fake/kernel/security"
+echo Y > "$fake/module/module/parameters/sig_enforce"
+echo '(null)' > "$fn/driver_override"
+[[ $EUID != 0 ]] || chown -R 65534:65534 "$fake"
+take --installed
+irc=$?
+out=$(QPI_TAKEOVER_MODPROBE=true take --force 2>&1)
+trc=$?
+[[ $irc == 1 && $trc == 1 && $out == *"qpi_uncore.ko is not signed, and this kernel loads only signed modules (module.sig_enforce=Y, as under Secure Boot); intel_uncore keeps the functions"*"mokutil --import"* ]] &&
+	[[ $(cat "$fn/driver_override") == '(null)' ]]
+ok=$?
+[[ $ok == 0 ]] || echo "# --installed $irc; exit $trc: $out"
+result $ok "qpi-uncore-takeover: an unsigned qpi_uncore.ko under sig_enforce is not --installed (the udev rule leaves intel_uncore), takeover refused naming it"
+echo N > "$fake/module/module/parameters/sig_enforce"
+echo 'none [integrity] confidentiality' > "$fake/kernel/security/lockdown"
+take --installed
+irc=$?
+printf '~Module signature appended~\n' >> "$tmp/modules/$(uname -r)/updates/qpi_uncore.ko"
+take --installed
+irc2=$?
+echo '[none] integrity confidentiality' > "$fake/kernel/security/lockdown"
+: > "$tmp/modules/$(uname -r)/updates/qpi_uncore.ko"
+take --installed
+irc3=$?
+[[ $irc == 1 && $irc2 == 0 && $irc3 == 0 ]]
+ok=$?
+[[ $ok == 0 ]] || echo "# --installed: unsigned under lockdown $irc, signed $irc2, no lockdown $irc3"
+result $ok "qpi-uncore-takeover --installed: unsigned under lockdown 1, signed 0, without lockdown 0"
+rm -rf "$fake/module/module" "$fake/kernel"
+
+# make install-userspace (what make dkms-install runs after DKMS) installs
+# qpistat too: both units run it
+rm -rf "$tmp/u"
+make -s install-userspace DESTDIR="$tmp/u" > "$tmp/log" 2>&1 &&
+	[[ -x $tmp/u/usr/local/bin/qpistat ]] &&
+	grep -q '^ExecStart=/usr/local/bin/qpistat ' "$tmp/u/etc/systemd/system/qpistat.service"
+ok=$?
+[[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log" | tail -n 20
+result $ok "make install-userspace (make dkms-install) installs /usr/local/bin/qpistat, which the units run"
+
+# make uninstall on a live system: the units stopped and disabled before
+# their files go, systemd and udev reloaded after (fakes log the calls)
+mkdir -p "$tmp/bin"
+for t in systemctl udevadm; do
+	printf '#!/bin/sh\necho "%s $*" >> %s/calls\n' "$t" "$tmp" > "$tmp/bin/$t"
+	chmod 755 "$tmp/bin/$t"
+done
+: > "$tmp/calls"
+make -s KDIR="$kdir" uninstall DESTDIR="$tmp/u" LIVE=1 SYSTEMCTL="$tmp/bin/systemctl" \
+	UDEVADM="$tmp/bin/udevadm" > "$tmp/log" 2>&1
+ok=$?
+want="systemctl disable --now qpistat.service qpistat-textfile.service
+systemctl daemon-reload
+udevadm control --reload"
+[[ $ok == 0 && $(cat "$tmp/calls") == "$want" && ! -e $tmp/u/usr/local/bin/qpistat ]] &&
+	[[ ! -e $tmp/u/etc/systemd/system/qpistat.service ]]
+ok=$?
+[[ $ok == 0 ]] || { sed 's/^/# /' "$tmp/log" "$tmp/calls"; }
+result $ok "make uninstall: disable --now both units, then daemon-reload and udevadm control --reload"
+
+# The units as installed, checked offline (systemd-analyze of the host)
+for u in qpistat qpistat-textfile; do
+	sed 's|@BINDIR@|/usr/bin|' "tools/packaging/$u.service" > "$tmp/$u.service"
+done
+for u in qpistat qpistat-textfile; do
+	if ! command -v systemd-analyze > /dev/null; then
+		echo "ok $((n + 1)) $u.service exposure # SKIP no systemd-analyze"
+		n=$((n + 1))
+		continue
+	fi
+	score=$(systemd-analyze security --offline=true "$tmp/$u.service" 2>&1 |
+		sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p')
+	awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 2.0) }'
+	result $? "$u.service: systemd-analyze security exposure ${score:-?} <= 2.0"
+done
+
+# property FILE KEY: the values of KEY= in FILE, one a line
+property() { sed -n "s/^$2=//p" "$1"; }
+t=$tmp/qpistat-textfile.service
+[[ $(property "$t" ReadWritePaths) == "-/var/lib/prometheus/node-exporter" ]] &&
+	[[ $(property "$t" ConditionPathIsDirectory) == /var/lib/prometheus/node-exporter ]]
+result $? "qpistat-textfile.service: ReadWritePaths=-/var/lib/prometheus/node-exporter (no 226/NAMESPACE without it), skipped by a condition"
+
+q=$tmp/qpistat.service
+property "$q" After | grep -qw network-online.target &&
+	property "$q" Wants | grep -qw network-online.target
+result $? "qpistat.service: After= and Wants=network-online.target"
+
+ok=0
+for f in "$q" "$t"; do
+	[[ $(property "$f" ExecStartPre) == "+/usr/bin/udevadm settle --timeout=120" ]] &&
+		property "$f" After | grep -qw systemd-udev-trigger.service || ok=1
+done
+result $ok "both units: After=systemd-udev-trigger.service, ExecStartPre=+udevadm settle (after the udev hand-over)"
+
 if ! command -v dkms > /dev/null || [[ $EUID != 0 ]]; then
-	echo "ok 7 dkms-install # SKIP needs root and dkms"
-	echo "ok 8 dkms-uninstall # SKIP needs root and dkms"
+	echo "ok 16 dkms-install # SKIP needs root and dkms"
+	echo "ok 17 dkms-uninstall # SKIP needs root and dkms"
 	exit $rc
 fi
 make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > /dev/null 2>&1
@@ -115,13 +216,15 @@ make -s KDIR="$kdir" KVER="$kver" dkms-install > "$tmp/log" 2>&1
 ok=$?
 dko=$(find "/lib/modules/$kver/updates/dkms" -name 'qpi_uncore.ko*' 2>/dev/null | head -n 1)
 [[ $ok == 0 && -n $dko ]] && dkms status qpi_uncore | grep -q "$kver.*installed" &&
-	[[ -x /usr/local/sbin/qpi-uncore-takeover && -f /etc/udev/rules.d/60-qpi-uncore.rules ]]
+	[[ -x /usr/local/sbin/qpi-uncore-takeover && -f /etc/udev/rules.d/60-qpi-uncore.rules ]] &&
+	[[ -x /usr/local/bin/qpistat ]]
 ok=$?
 [[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log" | tail -n 20
-result $ok "make dkms-install builds and installs for $kver, with qpi-uncore-takeover and its udev rule"
+result $ok "make dkms-install builds and installs for $kver, with qpistat, qpi-uncore-takeover and its udev rule"
 make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > "$tmp/log" 2>&1
 [[ -z $(find "/lib/modules/$kver/updates/dkms" -name 'qpi_uncore.ko*' 2>/dev/null) ]] &&
 	! dkms status qpi_uncore 2>/dev/null | grep -q . &&
-	[[ ! -e /usr/local/sbin/qpi-uncore-takeover && ! -e /etc/udev/rules.d/60-qpi-uncore.rules ]]
+	[[ ! -e /usr/local/sbin/qpi-uncore-takeover && ! -e /etc/udev/rules.d/60-qpi-uncore.rules ]] &&
+	[[ ! -e /usr/local/bin/qpistat ]]
 result $? "make dkms-uninstall removes it"
 exit $rc

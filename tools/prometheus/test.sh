@@ -76,7 +76,7 @@ tunit=$tmp/inst/etc/systemd/system/qpistat-textfile.service
 grep -qx 'ExecStart=/usr/local/bin/qpistat --textfile /var/lib/prometheus/node-exporter/qpi.prom -I 15000' \
 	"$tunit" || r=1
 for want in CapabilityBoundingSet=CAP_PERFMON ProtectSystem=strict \
-	ReadWritePaths=/var/lib/prometheus/node-exporter PrivateNetwork=yes; do
+	ReadWritePaths=-/var/lib/prometheus/node-exporter PrivateNetwork=yes; do
 	grep -qx "$want" "$tunit" || { echo "# no $want in the textfile unit"; r=1; }
 done
 if command -v systemd-analyze > /dev/null; then

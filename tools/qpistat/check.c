@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -409,9 +410,16 @@ static void scan_pci(void)
 		    !cfg_read(ck.fns[i].bdf, UBOX_NODEID, &nid) ||
 		    !cfg_read(ck.fns[i].bdf, UBOX_GIDNIDMAP, &map))
 			continue;
+		/*
+		 * The first group that holds the node id, as the kernel
+		 * numbers the sockets: the groups a machine does not use
+		 * read 0, like node 0's.
+		 */
 		for (g = 0; g < 8; g++)
 			if (((map >> (3 * g)) & 7) == (nid & 7))
-				ck.bus_socket[bus_index(ck.fns[i].bus)] = g;
+				break;
+		if (g < 8)
+			ck.bus_socket[bus_index(ck.fns[i].bus)] = g;
 	}
 	/* not root: assume the usual order, socket 0 on the lowest bus */
 	for (i = 0; i < ck.nr_buses; i++) {
@@ -583,6 +591,10 @@ static void check_binding(void)
 		app(r->todo, "intel_uncore holds them: run qpi-uncore-takeover (or blacklist intel_uncore)");
 	else if (other)
 		app(r->todo, "unbind %s from them", other_name);
+	else if (!ck.module && reserved)
+		app(r->todo, "%d %s reserved for qpi_uncore (driver_override), which is not loaded: intel_uncore is locked out of %s; load qpi_uncore (modprobe qpi_uncore, see module) or give %s back to intel_uncore: qpi-uncore-takeover --release",
+		    reserved, reserved > 1 ? "functions are" : "function is",
+		    reserved > 1 ? "them" : "it", reserved > 1 ? "them" : "it");
 	else if (!ck.module)
 		app(r->todo, "load the driver: modprobe qpi_uncore");
 	else
@@ -651,6 +663,103 @@ static void past_episodes_scan(void)
 	}
 }
 
+/*
+ * Where modprobe finds qpi_uncore for the running kernel (its modules.dep),
+ * in @path: false if it is not installed.
+ */
+static bool installed_ko(char *path, size_t len)
+{
+	char dep[300], line[1024];
+	struct utsname u;
+	bool found = false;
+	FILE *f;
+
+	if (uname(&u))
+		return false;
+	snprintf(dep, sizeof(dep), "%s/lib/modules/%.64s/modules.dep",
+		 check_root, u.release);
+	f = fopen(dep, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *base;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		base = strrchr(line, '/') ? strrchr(line, '/') + 1 : line;
+		if (strcmp(base, "qpi_uncore.ko") && strncmp(base, "qpi_uncore.ko.", 14))
+			continue;
+		if (line[0] == '/')
+			snprintf(path, len, "%s", line);
+		else
+			snprintf(path, len, "/lib/modules/%.64s/%.900s", u.release, line);
+		found = exists("%s", path);
+	}
+	fclose(f);
+	return found;
+}
+
+/* The kernel loads only signed modules: module.sig_enforce, or lockdown. */
+static bool sig_enforced(void)
+{
+	char buf[128];
+
+	if (!read_file(buf, sizeof(buf), "/sys/module/module/parameters/sig_enforce") &&
+	    buf[0] == 'Y')
+		return true;
+	return !read_file(buf, sizeof(buf), "/sys/kernel/security/lockdown") &&
+	       strchr(buf, '[') && !strstr(buf, "[none]");
+}
+
+/* 1 signed, 0 not, -1 cannot tell (compressed, unreadable) */
+static int ko_signed(const char *path)
+{
+	static const char magic[] = "~Module signature appended~\n";
+	char full[1200], tail[sizeof(magic)] = "";
+	int fd, n = -1;
+	off_t end;
+
+	if (strcmp(path + strlen(path) - 3, ".ko"))
+		return -1;
+	snprintf(full, sizeof(full), "%s%s", check_root, path);
+	fd = open(full, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	end = lseek(fd, 0, SEEK_END);
+	if (end >= (off_t)sizeof(magic) - 1)
+		n = pread(fd, tail, sizeof(magic) - 1, end - (off_t)(sizeof(magic) - 1));
+	close(fd);
+	if (end >= 0 && end < (off_t)sizeof(magic) - 1)
+		return 0;	/* too short to carry a signature */
+	if (n != (int)sizeof(magic) - 1)
+		return -1;
+	return !memcmp(tail, magic, sizeof(magic) - 1);
+}
+
+/*
+ * qpi_uncore is not loaded: not installed, or installed and refused by the
+ * kernel (an unsigned DKMS build under Secure Boot), which leaves the
+ * functions with intel_uncore (the udev rule and qpi-uncore-takeover
+ * --installed ask the same).
+ */
+static void why_not_loaded(struct result *r)
+{
+	char ko[1100];
+
+	if (!installed_ko(ko, sizeof(ko))) {
+		app(r->todo, "modprobe qpi_uncore (not installed? make install, or the dkms package)");
+		return;
+	}
+	app(r->saw, "; installed as %s", ko);
+	if (sig_enforced() && ko_signed(ko) == 0) {
+		app(r->saw, ", not signed, and this kernel loads only signed modules (Secure Boot lockdown or module.sig_enforce): it cannot load, and intel_uncore keeps the functions");
+		app(r->todo, "sign it with a key the kernel trusts: enroll DKMS's key (mokutil --import /var/lib/dkms/mok.pub, then reboot to confirm it) and rebuild (dkms autoinstall), or sign it with yours (kmodsign)");
+		return;
+	}
+	app(r->todo, "modprobe qpi_uncore (if it fails, dmesg | tail says why)");
+}
+
 static void check_module(void)
 {
 	struct result *r = result("module");
@@ -685,7 +794,7 @@ static void check_module(void)
 		if (ck.intel)
 			app(r->saw, "; intel_uncore is, with %d QPI/R3QPI PMUs",
 			    ck.nr_pmus);
-		app(r->todo, "modprobe qpi_uncore (not installed? make install, or the dkms package)");
+		why_not_loaded(r);
 		return;
 	}
 	if (read_file(ver, sizeof(ver), "/sys/module/qpi_uncore/version") &&

@@ -64,6 +64,7 @@ enum { QPI, R3QPI };
 /* One group of events on one box (port or link) of one socket. */
 struct box {
 	int kind, idx, socket, cpu;
+	int type;			/* the PMU's perf type, as opened */
 	int nr;
 	int fd[MAX_EVENTS];
 	uint64_t val[MAX_EVENTS];	/* cumulative */
@@ -320,6 +321,7 @@ static int open_pmu(int kind, int idx)
 			b->idx = idx;
 			b->cpu = cpu;
 			b->socket = cpu_socket(cpu);
+			b->type = type;
 			b->nr = nr;
 			for (i = 0; i < nr; i++) {
 				/*
@@ -1129,12 +1131,48 @@ static void count_boxes(int *nq, int *nr3)
  */
 static double last_read;
 
+/*
+ * The name of a PMU the events were opened on that is gone: unregistered
+ * (its sysfs directory goes with it) or registered again under that name
+ * by another driver (another type).  NULL while all are there.
+ */
+static const char *pmu_gone(void)
+{
+	static char name[64];
+	int i;
+
+	for (i = 0; i < nr_boxes; i++) {
+		char path[256], buf[32];
+
+		snprintf(name, sizeof(name), "uncore_%s_%d",
+			 boxes[i].kind == QPI ? "qpi" : "r3qpi", boxes[i].idx);
+		snprintf(path, sizeof(path), PMU_DIR "/%s/type", name);
+		if (read_str(path, buf, sizeof(buf)) || atoi(buf) != boxes[i].type)
+			return name;
+	}
+	return NULL;
+}
+
+/*
+ * The events are never reopened: once their PMUs are gone (the functions
+ * unbound or handed over), every scrape would fail or show frozen
+ * counters.  Exit instead, for the service manager to restart qpistat on
+ * the PMUs there are now, rather than answer 500 for ever.
+ */
 static int scrape(struct sbuf *sb, bool openmetrics)
 {
 	double t = now_s();
+	const char *gone = pmu_gone();
 
-	if (try_read_all())
-		return errno;
+	if (gone) {
+		fprintf(stderr, "qpistat: %s is gone (unregistered or replaced); exiting\n", gone);
+		exit(EX_UNAVAILABLE);
+	}
+	if (try_read_all()) {
+		fprintf(stderr, "qpistat: reading the counters failed: %s; exiting\n",
+			strerror(errno));
+		exit(EX_UNAVAILABLE);
+	}
 	exposition(sb, t - last_read, openmetrics);
 	last_read = t;
 	return 0;
@@ -1235,7 +1273,7 @@ static void enable_all(int on)
 
 /*
  * Nothing after the events are open needs a capability: qpistat never
- * reopens them (a PMU that goes away gets 500s until it is restarted).
+ * reopens them (a PMU that goes away ends it: see scrape()).
  * Drop them all before reading a byte from the network.
  */
 static void drop_capabilities(void)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -297,6 +298,19 @@ int main(void)
 	cfg("0000:7f:0b.0", 0x40, 0);
 	cfg("0000:ff:0b.0", 0x40, 1);
 
+	/*
+	 * The groups a machine does not use read 0, like node 0's: socket 0
+	 * is the first group with its node id, not the last (was "socket 7",
+	 * and its link speed then unknown).
+	 */
+	cfg("0000:7f:0b.0", 0x54, 0x8);	/* groups 0, 1: nodes 0, 1; 2-7: 0 */
+	cfg("0000:ff:0b.0", 0x54, 0x8);
+	run(false);
+	has("pci", "pass", "socket 0 bus 7f: QPI port 0,1 QPI mask/match 0,1 R3QPI link 0,1; socket 1 bus ff:");
+	has("link", "pass", "socket 0 port 0: up, 8.0 GT/s; socket 0 port 1: up, 8.0 GT/s; socket 1 port 0: up");
+	cfg("0000:7f:0b.0", 0x54, 0x00fac688);
+	cfg("0000:ff:0b.0", 0x54, 0x00fac688);
+
 	cpuinfo(62, true);
 	run(false);
 	ok(rc == 0, "hypervisor: a warning, exit 0 (%d)", rc);
@@ -328,8 +342,45 @@ int main(void)
 
 	sh("rm -rf %s/sys/module/qpi_uncore %s/sys/bus/pci/devices/*/driver", root, root);
 	run(false);
-	has("binding", "fail", "nobody 12; driver_override qpi_uncore on 1 => load the driver: modprobe qpi_uncore");
-	has("module", "fail", "qpi_uncore is not loaded => modprobe qpi_uncore");
+	has("binding", "fail", "nobody 12; driver_override qpi_uncore on 1 => 1 function is reserved for qpi_uncore (driver_override), which is not loaded: intel_uncore is locked out of it;");
+	has("module", "fail", "qpi_uncore is not loaded => modprobe qpi_uncore (not installed?");
+
+	/* reserved for a qpi_uncore that is not there: intel_uncore locked out */
+	sh("for d in %s/sys/bus/pci/devices/*; do [ -e $d/driver_override ] && "
+	   "[ \"$(cat $d/device)\" != 0x0e1e ] && [ \"$(cat $d/device)\" != 0x0e80 ] && "
+	   "[ \"$(cat $d/device)\" != 0x0e90 ] && echo qpi_uncore > $d/driver_override; done", root);
+	run(false);
+	has("binding", "fail", "nobody 12; driver_override qpi_uncore on 12 => 12 functions are reserved for qpi_uncore (driver_override), which is not loaded: intel_uncore is locked out of them; load qpi_uncore (modprobe qpi_uncore, see module) or give them back to intel_uncore: qpi-uncore-takeover --release");
+
+	/*
+	 * Installed but refused by the kernel: an unsigned DKMS build where
+	 * only signed modules load (Secure Boot lockdown, sig_enforce).
+	 */
+	{
+		struct utsname u;
+
+		uname(&u);
+		sh("d=%s/lib/modules/%s; mkdir -p $d/updates/dkms && printf 'ELF' > $d/updates/dkms/qpi_uncore.ko && "
+		   "echo 'updates/dkms/qpi_uncore.ko: kernel/x.ko' > $d/modules.dep && "
+		   "mkdir -p %s/sys/module/module/parameters %s/sys/kernel/security && "
+		   "echo Y > %s/sys/module/module/parameters/sig_enforce",
+		   root, u.release, root, root, root);
+		run(false);
+		has("module", "fail", "qpi_uncore is not loaded; installed as /lib/modules/");
+		has("module", "fail", "/updates/dkms/qpi_uncore.ko, not signed, and this kernel loads only signed modules (Secure Boot lockdown or module.sig_enforce): it cannot load, and intel_uncore keeps the functions => sign it with a key the kernel trusts: enroll DKMS's key (mokutil --import /var/lib/dkms/mok.pub");
+		sh("echo N > %s/sys/module/module/parameters/sig_enforce && "
+		   "echo 'none [integrity] confidentiality' > %s/sys/kernel/security/lockdown", root, root);
+		run(false);
+		has("module", "fail", "not signed, and this kernel loads only signed modules");
+		sh("printf '~Module signature appended~\\n' >> %s/lib/modules/%s/updates/dkms/qpi_uncore.ko", root, u.release);
+		run(false);
+		has("module", "fail", "/updates/dkms/qpi_uncore.ko => modprobe qpi_uncore (if it fails, dmesg | tail says why)");
+		sh("printf 'ELF' > %s/lib/modules/%s/updates/dkms/qpi_uncore.ko && "
+		   "echo '[none] integrity confidentiality' > %s/sys/kernel/security/lockdown", root, u.release, root);
+		run(false);
+		has("module", "fail", "/updates/dkms/qpi_uncore.ko => modprobe qpi_uncore (if it fails");
+		sh("rm -rf %s/lib %s/sys/module/module %s/sys/kernel", root, root, root);
+	}
 
 	sh("rm -rf %s/sys/bus/pci/devices/0000:7f:08.2 %s/sys/bus/pci/devices/0000:ff:13.5", root, root);
 	run(false);

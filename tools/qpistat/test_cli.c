@@ -866,6 +866,47 @@ static void plans_by_cpu(void)
 	   "cli: IVB-EP --prometheus: Rx families; no health (no counter left)");
 }
 
+/*
+ * PMUs that go away (unregistered, or registered again under the name by
+ * another driver) end the exporter with 69, for systemd to restart it,
+ * instead of 500s or frozen counters for ever.
+ */
+static void pmus_vanish(void)
+{
+	static const char *const how[] = { "removed", "another type" };
+	char line[256] = "", spec[32];
+	struct result r;
+	struct proc p;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		int port = free_port(AF_INET), before, after;
+
+		snprintf(spec, sizeof(spec), "127.0.0.1:%d", port);
+		if (serve_on(&p, ARGV("--listen", spec), line, sizeof(line)) < 0) {
+			ok(0, "cli: --listen: uncore_qpi_0 %s: not serving (%s)", how[i], line);
+			continue;
+		}
+		before = get(AF_INET, "127.0.0.1", port);
+		if (i == 0)
+			rename(FAKE_SYSFS "/uncore_qpi_0", FAKE_SYSFS "/uncore_qpi_0.gone");
+		else
+			put(FAKE_SYSFS "/uncore_qpi_0", "type", "7\n");
+		after = get(AF_INET, "127.0.0.1", port);
+		finish(&p, 20, &r);
+		if (i == 0)
+			rename(FAKE_SYSFS "/uncore_qpi_0.gone", FAKE_SYSFS "/uncore_qpi_0");
+		else
+			put(FAKE_SYSFS "/uncore_qpi_0", "type", "1\n");
+		ok(before == 200 && after == 0 && r.status == 69 &&
+		   strstr(r.err, "qpistat: uncore_qpi_0 is gone (unregistered or replaced); exiting\n"),
+		   "cli: --listen: uncore_qpi_0 %s: 200, then no answer and exit 69 (%d, %d, %d)",
+		   how[i], before, after, r.status);
+		if (r.status != 69)
+			diag("stderr", r.err);
+	}
+}
+
 void test_cli(void)
 {
 	struct result r;
@@ -890,4 +931,5 @@ void test_cli(void)
 	no_orphan();
 	permission();
 	no_qpi_cpu();
+	pmus_vanish();
 }
