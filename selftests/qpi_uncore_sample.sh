@@ -577,9 +577,11 @@ t_end
 # The same move, and the box timer looks before any more traffic: the
 # period carried across the restart is sampled there, and on IVB-EP R3QPI
 # (ov_en) its overflow bit, cleared at the stop, is no disagreement with
-# BOX_STATUS.  y is opened disabled and enabled right after the traffic,
-# so that the move comes first; the write log shows when a look came
-# between (it re-armed counter 0), and the case is run again, at most 5
+# BOX_STATUS.  x is pinned, so that perf does not take it off the box to
+# install y (it reschedules only flexible events: del() would take the
+# period); y is opened disabled and enabled right after the traffic, so
+# that the move comes first.  The write log shows when a look came in
+# between (it re-armed counter 0); the case then runs again, at most 5
 # times.
 t_begin "carried_period_survives_the_restart"
 rb=$(r3_bdf 0 0 | cut -d: -f2-)
@@ -588,7 +590,7 @@ while [ $try -lt 5 ]; do
 	try=$((try + 1))
 	dmesg_mark
 	qperf <<EOF2
-open x uncore_r3qpi_0 0x01 socket=0 period=1000 stype=0x100 single
+open x uncore_r3qpi_0 0x01 socket=0 period=1000 stype=0x100 single pinned
 mmap x
 open y uncore_r3qpi_0 0x13 socket=0 disabled
 sh sleep 0.2
