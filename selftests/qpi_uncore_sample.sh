@@ -567,18 +567,20 @@ t_end
 
 t_begin "completed_period_sampled_when_moved"
 R3=$DBG/socket0/r3qpi0
+# after the move: 600 events more, then x's samples and count
+moved_tail="inject event socket=0 box=r3qpi0 event=0x01 count=600
+sh sleep 0.3
+samples x
+disable x
+samples x
+read x"
 qperf <<EOF2
 open x uncore_r3qpi_0 0x01 socket=0 period=1000 stype=0x100 single
 mmap x
 inject event socket=0 box=r3qpi0 event=0x01 count=1500
 open y uncore_r3qpi_0 0x13 socket=0
 sh cat $R3/regs > $P/moved.regs
-inject event socket=0 box=r3qpi0 event=0x01 count=600
-sh sleep 0.3
-samples x
-disable x
-samples x
-read x
+$moved_tail
 EOF2
 # moved_x REGS: x, moved to counter 1 (REGS after the move), gave one
 # sample per period of the 1500 + 600 events it counted, and no
@@ -621,12 +623,7 @@ enable y
 sh cat $DBG/log > $P/carried.log; cat $R3/regs > $P/carried.regs
 sh sleep 0.3
 samples x
-inject event socket=0 box=r3qpi0 event=0x01 count=600
-sh sleep 0.3
-samples x
-disable x
-samples x
-read x
+$moved_tail
 EOF2
 	grep -i " $rb " $P/carried.log | grep -qE "where=0x0a[04] " || break
 	echo "# try $try: the box timer looked before the move; again"
