@@ -9,7 +9,7 @@
 # never from how long something took.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 5
+ktap_plan 6
 
 P=/tmp/qpipace
 mkdir -p $P
@@ -188,6 +188,73 @@ EOF2
 	[ "${n:-0}" -ge 100 ] || fail "$n samples"
 	[ $((2 * looks)) -le $((3 * ${n:-0} + 20)) ] || fail "$looks looks for $n samples: more than 1.5 a sample"
 	expect_num "periods" "$(sfield s periods)" "$(( $(val s) / 1000 * 1000 ))"
+	t_end
+fi
+
+# Past the pacing bound, with perf's limit raised so far that it never
+# throttles (and its dynamic lowering off): one box timer callback, and
+# one del(), offers perf at most QPIU_CALL_SAMPLES, DIV_ROUND_UP(100000,
+# HZ) + 1 (perf's default limit of a tick and one: enough for it to
+# throttle there); the timer carries the rest to its next callback, del()
+# drops it.  The test build's hooks record the most offered in one call.
+TP=/sys/module/qpi_uncore/parameters
+if [ ! -f $TP/test_offered_look_max ]; then
+	t_skip "backlog_offered_a_bounded_number_a_call" "qpi_uncore built without QPIU_TEST_HOOKS (test_offered_look_max)"
+else
+	t_begin "backlog_offered_a_bounded_number_a_call"
+	# HZ: jiffies against the kernel's clock (timer_list's "now at", in
+	# the same read), over a second or more, to the nearest of the
+	# values Kconfig offers
+	tl() { awk '/^now at/ && !n { n = $3 } /^jiffies:/ && !j { j = $2 } END { print n, j }' /proc/timer_list; }
+	read -r n0 j0 <<EOF2
+$(tl)
+EOF2
+	sleep 1
+	read -r n1 j1 <<EOF2
+$(tl)
+EOF2
+	hz=$(awk -v d=$((j1 - j0)) -v t=$((n1 - n0)) 'BEGIN { r = d * 1e9 / t; b = 100
+		for (i = split("100 250 300 1000", h, " "); i > 0; i--)
+			if ((r - h[i]) * (r - h[i]) < (r - b) * (r - b)) b = h[i]
+		print b }')
+	bound=$(( (100000 + hz - 1) / hz + 1 ))
+	echo "# HZ $hz ($((j1 - j0)) jiffies in $((n1 - n0)) ns): at most $bound samples a call"
+	old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	old_pct=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)
+	echo 100000000 > /proc/sys/kernel/perf_event_max_sample_rate ||
+		fail "kernel.perf_event_max_sample_rate not raised"
+	echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
+	echo 0 > $TP/test_offered_look_max
+	echo 0 > $TP/test_offered_del_max
+	# 20000 periods of 1, twice: past QPIU_PACE_MAX (3184 at HZ 250)
+	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open t uncore_qpi_0 0x14 socket=0 period=1 stype=0x100 single
+mmap t 1024
+sh sleep 0.5
+inject event socket=0 box=qpi0 event=0x14 count=20000
+disable t
+samples t
+sh cat $TP/test_offered_del_max > $P/del
+enable t
+inject event socket=0 box=qpi0 event=0x14 count=20000
+waitsamples t 20401 30
+sh sleep 0.5
+disable t
+samples t
+read t
+EOF2
+)
+	echo "$QOUT" | grep '^t samples' | sed 's/^/# /'
+	echo "$old_pct" > /proc/sys/kernel/perf_cpu_time_max_percent
+	echo "$old_rate" > /proc/sys/kernel/perf_event_max_sample_rate
+	first=$(echo "$QOUT" | awk '$1 == "t" && $2 ~ /^samples=/ { sub("samples=", "", $2); print $2; exit }')
+	expect_num "most samples offered in one del()" "$(cat $P/del)" $bound
+	expect_num "most samples offered in one timer callback" "$(cat $TP/test_offered_look_max)" $bound
+	expect_num "samples after the enable: every period" $(( $(sfield t samples) - first )) 20000
+	expect_num "periods" $(( $(sfield t periods) - first )) 20000
+	expect_num "throttle records" "$(sfield t throttle)" 0
+	expect_num "lost records" "$(sfield t lost)" 0
+	expect_num "count" "$(val t)" 40000
 	t_end
 fi
 

@@ -239,6 +239,7 @@ void qpiu_box_write_filter(struct qpiu_box *box, u64 match, u64 mask);
 void qpiu_box_start_counter_at(struct qpiu_box *box, int idx, u32 ctl,
 			       u64 val);
 void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val);
+void qpiu_box_start_counter(struct qpiu_box *box, int idx, u32 ctl);
 u32 qpiu_box_read_status(struct qpiu_box *box);
 void qpiu_box_clear_status(struct qpiu_box *box, u32 bits);
 void qpiu_box_detach(struct qpiu_box *box);
@@ -269,6 +270,7 @@ void qpiu_test_reader_delay(void);
 void qpiu_test_resched_asked(int n);
 void qpiu_test_read(const struct perf_event *event);
 void qpiu_test_deliver_window(void);
+void qpiu_test_offered(bool last, unsigned int n);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_retire_delay(void) { }
@@ -277,6 +279,7 @@ static inline void qpiu_test_reader_delay(void) { }
 static inline void qpiu_test_resched_asked(int n) { }
 static inline void qpiu_test_read(const struct perf_event *event) { }
 static inline void qpiu_test_deliver_window(void) { }
+static inline void qpiu_test_offered(bool last, unsigned int n) { }
 #endif
 
 /* qpi_uncore_reject.c */
@@ -375,6 +378,8 @@ static inline bool qpiu_running(const struct perf_event *event)
 }
 
 bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max);
+bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
+			bool keep);
 u64 qpiu_box_first_ns(const struct qpiu_box *box);
 void qpiu_look_sampling_started(struct qpiu_box *box);
 void qpiu_look_sampling_gone(struct qpiu_box *box);

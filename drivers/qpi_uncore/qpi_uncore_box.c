@@ -308,6 +308,13 @@ void qpiu_box_write_counter(struct qpiu_box *box, int idx, u64 val)
 		box->ops->write_counter(box, idx, val);
 }
 
+/* Sampling: counter @idx, disabled, goes on from the value it holds. */
+void qpiu_box_start_counter(struct qpiu_box *box, int idx, u32 ctl)
+{
+	if (qpiu_box_can(box, box->ops->start, "start a counter from a value"))
+		box->ops->start(box, idx, ctl);
+}
+
 /* One overflow bit per ov_en counter; 0 when unreadable. */
 u32 qpiu_box_read_status(struct qpiu_box *box)
 {

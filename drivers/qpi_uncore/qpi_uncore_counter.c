@@ -88,7 +88,14 @@ void qpiu_event_start_locked(struct qpiu_box *box, struct perf_event *event)
 		local64_set(&hwc->prev_count, 0);
 		qpiu_box_enable_counter(box, hwc->idx, hwc->config);
 	}
-	hwc->state = 0;
+	/*
+	 * Running, and up to date from now on; but periods that completed
+	 * before a stop (a move to another counter, a rewrite after a
+	 * foreign write) are still carried: the counter is armed past them,
+	 * and BOX_STATUS has no bit for them (qpiu_event_stop_locked()
+	 * cleared it).
+	 */
+	hwc->state &= QPIU_HES_DUE;
 }
 
 void qpiu_event_stop_locked(struct qpiu_box *box, struct perf_event *event,

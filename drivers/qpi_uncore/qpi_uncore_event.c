@@ -111,7 +111,7 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	was_running = qpiu_running(event);
 	qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
 	/* not after a stop(0): perf stopped it at its refresh limit */
-	emit = qpiu_take_due(event, &due, U64_MAX) && was_running;
+	emit = qpiu_take_due_last(event, &due, was_running);
 	if (hwc->idx >= 0) {
 		box->events[hwc->idx] = NULL;
 		hwc->idx = -1;
@@ -130,7 +130,8 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	 * inactive.
 	 */
 	if (emit)
-		qpiu_sample_emit(event, due.period, due.n);
+		qpiu_test_offered(true, qpiu_sample_emit(event, due.period,
+							 due.n));
 }
 
 static void qpiu_event_start(struct perf_event *event, int flags)
@@ -175,10 +176,11 @@ static void qpiu_event_stop(struct perf_event *event, int flags)
 		qpiu_event_stop_locked(box, event, flags);
 	/* PERF_EVENT_IOC_PERIOD: the periods completed at the old period */
 	emit = (flags & PERF_EF_UPDATE) && was_running &&
-	       qpiu_take_due(event, &due, U64_MAX);
+	       qpiu_take_due_last(event, &due, true);
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);
 	if (emit)
-		qpiu_sample_emit(event, due.period, due.n);
+		qpiu_test_offered(true, qpiu_sample_emit(event, due.period,
+							 due.n));
 }
 
 static void qpiu_event_read(struct perf_event *event)

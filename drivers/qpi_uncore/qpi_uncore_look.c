@@ -58,11 +58,23 @@ MODULE_PARM_DESC(sample_poll_us,
  * over.  The timer runs after perf's part of a tick, but a look may come
  * in between, so one tick of perf's may hold the samples of two of the
  * box's windows: two halves stay below the limit.  Up to QPIU_PACE_MAX
- * periods of an event are paced so; more are offered at once, and perf
- * throttles as it would.
+ * periods of an event are paced so; more are offered QPIU_CALL_SAMPLES at
+ * a time, and perf throttles as it would.
  */
 #define QPIU_TICK_SAMPLES	((DIV_ROUND_UP(100000, HZ) - 1) / 2)
 #define QPIU_PACE_MAX		(16 * QPIU_TICK_SAMPLES)
+
+/*
+ * The most samples one box timer callback, del() or stop() offers perf,
+ * over all the events of the box: one more than perf's default limit of a
+ * tick, enough for perf to throttle an event at that limit in one call.
+ * perf stops a hand-over once it throttles, but the limit is a sysctl
+ * (kernel.perf_event_max_sample_rate) with no upper bound: raised, perf
+ * would take a whole backlog, counters x periods, with interrupts off.
+ * The timer carries the rest over (QPIU_HES_DUE) to a look QPIU_CARRY_NS
+ * later; del() and stop() drop it (qpiu_take_due_last()).
+ */
+#define QPIU_CALL_SAMPLES	(DIV_ROUND_UP(100000, HZ) + 1)
 
 static u64 qpiu_poll_ns(void)
 {
@@ -104,22 +116,52 @@ bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max)
 }
 
 /*
- * Look for sampling events that completed a period.  When one has, freeze
- * the box and bring every count up to date, so that the counts are of one
- * instant; the box stays frozen until qpiu_box_rearm(), which the caller
- * runs at once: every counter of the box stops while frozen, counting ones
- * included.  @seen gets each sampling counter's hw.period_left before any
- * period is taken.  Returns the number of entries in @due.
+ * del() and stop(): the event leaves its counter, or its period changes
+ * (PERF_EVENT_IOC_PERIOD, after which perf resets hw.period_left), so its
+ * periods cannot be carried to a later look.  At most QPIU_CALL_SAMPLES
+ * of them go to @due; the rest are dropped, as perf at its default limit
+ * would drop them, throttled.
+ */
+bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
+			bool keep)
+{
+	struct qpiu_due rest;
+
+	if (!keep) {
+		qpiu_take_due(event, &rest, U64_MAX);
+		return false;
+	}
+	if (!qpiu_take_due(event, due, QPIU_CALL_SAMPLES))
+		return false;
+	if (event->hw.state & QPIU_HES_DUE)
+		qpiu_take_due(event, &rest, U64_MAX);
+	return true;
+}
+
+/*
+ * Look for sampling events that completed a period.  Only what a sample
+ * reads is stopped: each such event's own counter, disabled (en clear in
+ * its control) while its count is brought up to date and, in
+ * qpiu_box_rearm(), its next period written; every other counter of the
+ * box counts on, so a counting event beside loses nothing.  The other
+ * members of a sampling group (PERF_SAMPLE_READ) need no snapshot here:
+ * perf reads them through pmu->read() as it writes the sample, after the
+ * re-arm.  @seen gets each sampling counter's hw.period_left before any
+ * period is taken, @stopped the counters disabled.  Returns the number of
+ * entries in @due.
  */
 static unsigned int qpiu_box_collect(struct qpiu_box *box,
-				     struct qpiu_due *due, s64 *seen)
+				     struct qpiu_due *due, s64 *seen,
+				     u32 *stopped)
 {
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
-	u32 status = 0, armed = 0, over = 0, carried = 0;
-	u64 budget = QPIU_LOOK_SAMPLES, paced = box->tick_budget, max;
-	bool any = false;
+	u32 status = 0, armed = 0, carried = 0;
+	u64 budget = QPIU_LOOK_SAMPLES, paced = box->tick_budget;
+	u64 call = QPIU_CALL_SAMPLES, max;
+	bool any = false, pace;
 
+	*stopped = 0;
 	box->carried = false;
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
@@ -133,12 +175,16 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 	if (!any || box->dead)
 		return 0;
 
-	qpiu_box_freeze(box, true);
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
-		if (!qpiu_running(event))
+		/* perf writes a sample on the event's own CPU only */
+		if (!qpiu_running(event) || !is_sampling_event(event) ||
+		    seen[i] > 0 || event->oncpu != smp_processor_id())
 			continue;
+		qpiu_box_disable_counter(box, i, event->hw.config);
+		*stopped |= BIT(i);
+		/* what it counted since the first read */
 		qpiu_event_update(box, event);
 		if (!(event->hw.config & UNC_CTL_OV_EN))
 			continue;
@@ -147,61 +193,62 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		if (event->hw.state & QPIU_HES_DUE)
 			carried |= BIT(i);
 	}
-	if (armed)
+	/*
+	 * The counter is the record; BOX_STATUS must agree with it for the
+	 * counters stopped here, whose periods are complete: a box that
+	 * disagrees is not behaving as the guide says, say so once.  Periods
+	 * carried over by the last look, or across a restart, have no bit any
+	 * more.  A running counter may overflow between its read and this
+	 * one, so its bit says nothing yet: it is left for its own look.
+	 */
+	if (armed) {
 		status = qpiu_box_read_status(box);
+		if (armed & ~carried & ~status && !box->warned_status) {
+			box->warned_status = true;
+			pr_warn("%s: socket %u: BOX_STATUS 0x%x, but counters 0x%x completed their period\n",
+				box->pmu->name, box->socket, status & armed,
+				armed);
+		}
+		qpiu_box_clear_status(box, status & armed);
+	}
 
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 		s64 left;
 
-		if (!qpiu_running(event) || !is_sampling_event(event) ||
-		    local64_read(&event->hw.period_left) > 0)
+		if (!(*stopped & BIT(i)))
 			continue;
 		left = local64_read(&event->hw.period_left);
-		over |= BIT(i);
-		/* perf writes a sample on the event's own CPU only */
-		if (event->oncpu != smp_processor_id())
-			continue;
 		/*
 		 * Throttled: perf drops them all until its next tick.  Past
-		 * QPIU_PACE_MAX: perf throttles them, in one call, after its
-		 * limit of a tick.  Nothing to pace either way.
+		 * QPIU_PACE_MAX: perf throttles them after its limit of a
+		 * tick.  Nothing to pace either way; but at most
+		 * QPIU_CALL_SAMPLES in this callback, the rest carried.
 		 */
-		if (qpiu_sample_throttled(event) ||
-		    (event->hw.last_period &&
-		     (u64)-left / event->hw.last_period >= QPIU_PACE_MAX))
-			max = U64_MAX;
-		else
-			max = min(budget, paced);
+		pace = !qpiu_sample_throttled(event) &&
+		       !(event->hw.last_period &&
+			 (u64)-left / event->hw.last_period >= QPIU_PACE_MAX);
+		max = pace ? min3(budget, paced, call) : call;
 		if (qpiu_take_due(event, &due[nr], max)) {
-			if (max != U64_MAX) {
+			call -= due[nr].n;
+			if (pace) {
 				budget -= due[nr].n;
-				paced -= min(paced, due[nr].n);
+				paced -= due[nr].n;
 			}
 			nr++;
 		}
 		box->carried |= !!(event->hw.state & QPIU_HES_DUE);
 	}
 	box->tick_budget = paced;
-
-	/*
-	 * The counter is the record; BOX_STATUS must agree with it.  A box
-	 * that disagrees is not behaving as the guide says: say so once.
-	 * Periods carried over by the last look have no bit any more.
-	 */
-	if ((status ^ over) & armed & ~carried && !box->warned_status) {
-		box->warned_status = true;
-		pr_warn("%s: socket %u: BOX_STATUS 0x%x, but counters 0x%x completed their period\n",
-			box->pmu->name, box->socket, status & armed,
-			over & armed);
-	}
-	qpiu_box_clear_status(box, status & armed);
 	return nr;
 }
 
-/* Start the next periods of the events in @due; unfreeze the box. */
+/*
+ * Start the next periods of the events in @due, at the boundary after
+ * the periods taken, and restart every counter collect stopped.
+ */
 static void qpiu_box_rearm(struct qpiu_box *box, struct qpiu_due *due,
-			   unsigned int nr)
+			   unsigned int nr, u32 stopped)
 {
 	unsigned int i;
 
@@ -217,7 +264,10 @@ static void qpiu_box_rearm(struct qpiu_box *box, struct qpiu_due *due,
 		local64_set(&hwc->prev_count, start);
 		qpiu_box_write_counter(box, hwc->idx, start);
 	}
-	qpiu_box_freeze(box, false);
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++)
+		if (stopped & BIT(i))
+			qpiu_box_start_counter(box, i,
+					       box->events[i]->hw.config);
 }
 
 /*
@@ -372,8 +422,9 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
 	struct qpiu_due due[UNC_MAX_CTRS];
 	s64 seen[UNC_MAX_CTRS];
-	unsigned int nr = 0, i;
+	unsigned int nr = 0, i, offered = 0;
 	unsigned long flags;
+	u32 stopped;
 	u64 now = ktime_get_ns(), next;
 	bool throttled = false, resched = false;
 
@@ -384,8 +435,8 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	}
 	next = box->fold_ns;
 	if (box->n_sampling) {
-		nr = qpiu_box_collect(box, due, seen);
-		qpiu_box_rearm(box, due, nr);
+		nr = qpiu_box_collect(box, due, seen, &stopped);
+		qpiu_box_rearm(box, due, nr, stopped);
 		next = qpiu_box_plan(box, now, seen);
 		if (nr || box->carried || qpiu_box_throttled(box))
 			qpiu_box_want_tick(box);
@@ -401,14 +452,15 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 		qpiu_foreign_resched(box);
 
 	/*
-	 * Unlocked, and with the box counting again: perf reads group members
-	 * through pmu->read(), which folds what they counted since the
-	 * snapshot.
+	 * Unlocked, and with every counter counting again: perf reads group
+	 * members through pmu->read().
 	 */
 	for (i = 0; i < nr; i++) {
-		qpiu_sample_emit(due[i].event, due[i].period, due[i].n);
+		offered += qpiu_sample_emit(due[i].event, due[i].period,
+					    due[i].n);
 		throttled |= qpiu_sample_throttled(due[i].event);
 	}
+	qpiu_test_offered(false, offered);
 	if (throttled)
 		qpiu_box_drop_carried(box);
 	hrtimer_forward_now(hrtimer, ns_to_ktime(next));

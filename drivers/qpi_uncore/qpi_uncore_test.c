@@ -185,3 +185,32 @@ void qpiu_test_deliver_window(void)
 	if (atomic_read(&qpiu_test_reads_other) != reads)
 		atomic_inc(&qpiu_test_deliver_raced);
 }
+
+/*
+ * The most samples offered perf in one box timer callback, and in one
+ * del() or stop() (qpi_uncore_look.c, QPIU_CALL_SAMPLES); a test writes 0
+ * to start afresh.  Written from hard interrupt context on any reader CPU.
+ */
+static unsigned int qpiu_test_offered_look, qpiu_test_offered_del;
+module_param_named(test_offered_look_max, qpiu_test_offered_look, uint, 0644);
+MODULE_PARM_DESC(test_offered_look_max,
+		 "test builds: the most samples offered in one box timer callback");
+module_param_named(test_offered_del_max, qpiu_test_offered_del, uint, 0644);
+MODULE_PARM_DESC(test_offered_del_max,
+		 "test builds: the most samples offered in one del() or stop()");
+
+void qpiu_test_offered(bool last, unsigned int n)
+{
+	unsigned int *max = last ? &qpiu_test_offered_del :
+			    &qpiu_test_offered_look;
+	unsigned int old = READ_ONCE(*max);
+
+	/* readers of different sockets may race: keep the larger */
+	while (n > old) {
+		unsigned int seen = cmpxchg(max, old, n);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}

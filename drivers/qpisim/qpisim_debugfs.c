@@ -371,14 +371,17 @@ static int frozen_show(struct seq_file *m, void *unused)
 	struct qpisim *qs = qs_of(fn);
 	struct qsim_frozen f;
 	struct qsim_stream st[QSIM_MAX_STREAMS];
+	u64 arrived[UNC_MAX_CTRS], ctr_lost[UNC_MAX_CTRS];
+	unsigned int k, nr_ctrs = fn->box->desc->nr_ctrs;
 	unsigned long flags;
 	u64 lost = 0;
-	unsigned int k;
 
 	raw_spin_lock_irqsave(&qs->lock, flags);
 	qpisim_advance(qs);
 	f = fn->box->frozen;
 	memcpy(st, fn->box->streams, sizeof(st));
+	memcpy(arrived, fn->box->ctr_arrived, sizeof(arrived));
+	memcpy(ctr_lost, fn->box->ctr_lost, sizeof(ctr_lost));
 	raw_spin_unlock_irqrestore(&qs->lock, flags);
 
 	for (k = 0; k < QSIM_MAX_STREAMS; k++)
@@ -395,6 +398,10 @@ static int frozen_show(struct seq_file *m, void *unused)
 			seq_printf(m, "stream event=0x%02x umask=0x%02x ext=%d per_s=%llu arrived=%llu lost=%llu\n",
 				   st[k].event, st[k].umask, st[k].ext,
 				   st[k].per_s, st[k].arrived, st[k].lost);
+	for (k = 0; k < nr_ctrs; k++)
+		if (arrived[k])
+			seq_printf(m, "ctr%u arrived=%llu lost=%llu\n", k,
+				   arrived[k], ctr_lost[k]);
 	return 0;
 }
 

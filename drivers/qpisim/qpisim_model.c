@@ -216,15 +216,18 @@ static void advance_box(struct qsim_box *box, u64 dt)
 			continue;
 		n = qsim_accrue(st, dt);
 		st->arrived += n;
-		if (frozen) {
+		if (frozen)
 			st->lost += n;
-			continue;
-		}
-		for (i = 0; i < box->desc->nr_ctrs; i++)
-			if (qsim_ctr_counting(box, i) &&
-			    !ctl_thresh(box->ctl[i]) &&
-			    stream_selects(st, box->ctl[i]))
+		for (i = 0; i < box->desc->nr_ctrs; i++) {
+			if (!box->ctl[i] || ctl_thresh(box->ctl[i]) ||
+			    !stream_selects(st, box->ctl[i]))
+				continue;
+			box->ctr_arrived[i] += n;
+			if (qsim_ctr_counting(box, i))
 				qsim_ctr_add(box, i, n);
+			else
+				box->ctr_lost[i] += n;
+		}
 	}
 }
 
@@ -291,7 +294,8 @@ void qsim_freeze_track(struct qsim_socket *sock)
 }
 
 /*
- * Zero the frozen statistics and the streams' counts; streams stopped with
+ * Zero the frozen statistics and the streams' and counters' counts of
+ * traffic at a rate; streams stopped with
  * per_s=0 are forgotten.  A window in progress counts on from now.
  */
 void qsim_frozen_reset(struct qsim_box *box)
@@ -299,6 +303,8 @@ void qsim_frozen_reset(struct qsim_box *box)
 	unsigned int k;
 
 	memset(&box->frozen, 0, sizeof(box->frozen));
+	memset(box->ctr_arrived, 0, sizeof(box->ctr_arrived));
+	memset(box->ctr_lost, 0, sizeof(box->ctr_lost));
 	box->win_start = box->sock->sim->now;
 	box->win_accesses = 0;
 	for (k = 0; k < QSIM_MAX_STREAMS; k++) {

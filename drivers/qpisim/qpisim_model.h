@@ -181,6 +181,14 @@ struct qsim_box {
 	 */
 	u32 rx_count_pct;
 	struct qsim_frozen frozen;
+	/*
+	 * Per counter, of the traffic at a rate its control selects: what
+	 * arrived, and what it missed, disabled (en clear) or frozen.  Since
+	 * the stats were last reset; a counter whose control is 0 selects
+	 * nothing.
+	 */
+	u64 ctr_arrived[UNC_MAX_CTRS];
+	u64 ctr_lost[UNC_MAX_CTRS];
 	bool was_frozen;		/* state the stats last saw */
 	u64 win_start;			/* the current window's start (ns) */
 	u64 win_accesses;		/* and its accesses so far */

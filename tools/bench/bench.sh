@@ -64,6 +64,7 @@ EOT
 		for k in samples accesses_per_sample busy_ms_counting busy_ms_sampling \
 			 frozen_windows frozen_ns_per_window frozen_accesses_per_window \
 			 counting_lost_per_sample counting_lost_ppm \
+			 counting_lost_ppm_group sampling_lost_ppm \
 			 sampling_idle_accesses_per_s steady_looks_5s \
 			 steady_looks_per_sample; do
 			printf '%-34s  %12s\n' "$k" "$(val "$f" qpi_uncore "$k")"

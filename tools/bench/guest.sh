@@ -43,29 +43,51 @@ sampling()
 
 # What sampling costs a counting event of the same box: traffic arriving at
 # 10^6 clockticks and data flits a second for 5 s, clockticks sampled every
-# 1000 beside the flits counted.  qpisim reports how long the box was frozen,
-# how many config accesses met it frozen, and the flits lost meanwhile.
+# 1000 beside the flits counted; first a lone sampling event, then a
+# sampling group read with :S ({clockticks, flits}).  qpisim reports, per
+# counter, the traffic its control selects that arrived and what it missed
+# while disabled or frozen; and how often and how long the box was frozen.
 kv() { sed -n "s/^$1=//p" /tmp/bfrz; }
-freeze_cost()
+# ctr_of EVENT-BYTE: counters (0-3) of /tmp/bfregs enabled for that event
+ctr_of() {
+	for i in 0 1 2 3; do
+		c=$(sed -n "s/^ctl$i=//p" /tmp/bfregs)
+		[ -n "$c" ] && [ $((c & 0x400000)) -ne 0 ] && [ $((c & 0xff)) -eq $(($1)) ] && echo $i
+	done
+}
+# lost_ppm EVENT-BYTE: the most any counter of that event lost, per million
+lost_ppm() {
+	for i in $(ctr_of "$1"); do
+		awk -v c="ctr$i" '$1 == c { sub("arrived=", "", $2); sub("lost=", "", $3); printf "%.0f\n", $2 ? 1e6 * $3 / $2 : 0 }' /tmp/bfrz
+	done | sort -n | tail -n 1
+}
+freeze_run()
 {
 	fz=$D/socket0/qpi0/frozen
 	r=$(cat /sys/bus/event_source/devices/uncore_qpi_0/cpumask | cut -d, -f1 | cut -d- -f1)
 	perf stat -a -x, -o /tmp/bfst -e uncore_qpi_0/event=0x1,umask=0x2/ -- \
-		perf record -q -a -c 1000 -e uncore_qpi_0/clockticks/ -o /tmp/bfrec -- \
+		perf record -q -a -c 1000 -e "$1" -o /tmp/bfrec -- \
 		taskset -c "$r" sh -c "echo 0 > $fz
 		printf 'rate socket=0 box=qpi0 event=0x14 per_s=1000000\nrate socket=0 box=qpi0 event=0x01 umask=0x02 per_s=1000000\n' > $D/inject
 		sleep 5
 		printf 'rate socket=0 box=qpi0 event=0x14 per_s=0\nrate socket=0 box=qpi0 event=0x01 umask=0x02 per_s=0\n' > $D/inject
+		cat $D/socket0/qpi0/regs > /tmp/bfregs
 		cat $fz > /tmp/bfrz" > /dev/null 2>&1
+}
+freeze_cost()
+{
+	freeze_run uncore_qpi_0/clockticks/
 	w=$(kv windows); w=${w:-0}
-	lost=$(awk '$1 == "stream" && $2 == "event=0x01" { sub("lost=", "", $NF); print $NF }' /tmp/bfrz)
-	arrived=$(awk '$1 == "stream" && $2 == "event=0x01" { sub("arrived=", "", $(NF - 1)); print $(NF - 1) }' /tmp/bfrz)
 	n=$(perf script -i /tmp/bfrec -F cpu 2> /dev/null | grep -c .)
+	lost=$(for i in $(ctr_of 0x01); do awk -v c="ctr$i" '$1 == c { sub("lost=", "", $3); print $3 }' /tmp/bfrz; done | sort -n | tail -n 1)
 	echo "BENCH frozen_windows=$w"
 	echo "BENCH frozen_ns_per_window=$(( $(kv frozen_ns) / (w ? w : 1) ))"
 	echo "BENCH frozen_accesses_per_window=$(kv max_window_accesses)"
-	echo "BENCH counting_lost_per_sample=$(( lost / (n ? n : 1) ))"
-	echo "BENCH counting_lost_ppm=$(awk -v l="$lost" -v a="$arrived" 'BEGIN { printf "%.0f", a ? 1e6 * l / a : 0 }')"
+	echo "BENCH counting_lost_per_sample=$(( ${lost:-0} / (n ? n : 1) ))"
+	echo "BENCH counting_lost_ppm=$(lost_ppm 0x01)"
+	echo "BENCH sampling_lost_ppm=$(lost_ppm 0x14)"
+	freeze_run '{uncore_qpi_0/clockticks/,uncore_qpi_0/event=0x1,umask=0x2/}:S'
+	echo "BENCH counting_lost_ppm_group=$(lost_ppm 0x01)"
 }
 
 # How looks follow the traffic (qpi_uncore only; issue 19 "Cost"): config

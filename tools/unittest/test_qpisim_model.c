@@ -692,6 +692,13 @@ static void test_rate_counts_and_freeze_loses(void)
 	EXPECT_EQ(stream_of(box, 0x01, false), 7);
 	EXPECT_EQ(rd64(q, 0), 15 - 3);
 	EXPECT_EQ(rd64(q, 1), 7 - 1);
+	/* each counter: what its control selects, and what it missed */
+	EXPECT_EQ(box->ctr_arrived[0], 15);
+	EXPECT_EQ(box->ctr_lost[0], 3);
+	EXPECT_EQ(box->ctr_arrived[1], 7);
+	EXPECT_EQ(box->ctr_lost[1], 1);
+	EXPECT_EQ(box->ctr_arrived[2], 0);	/* a threshold selects none */
+	EXPECT_EQ(box->ctr_arrived[3], 0);	/* nor a control of 0 */
 
 	/* the UBox freeze acts with frz_en: a second, shorter window */
 	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ_EN);
@@ -706,11 +713,20 @@ static void test_rate_counts_and_freeze_loses(void)
 	EXPECT_EQ(box->frozen.max_ns, 3000);
 	EXPECT_EQ(box->frozen.hist[0], 1);
 	EXPECT_EQ(stream_of(box, 0x14, true), 4);
-	/* a disabled counter neither counts nor loses */
+	/*
+	 * a disabled counter does not count; the stream's loss is the box's
+	 * frozen time only, the counter's includes its own disabled time
+	 */
 	wr(q, UNC_PCI_PMON_CTL(0), 0x14);
 	qsim_advance(&sim, 1020000);
 	EXPECT_EQ(rd64(q, 0), 12);
 	EXPECT_EQ(stream_of(box, 0x14, false), 20);
+	EXPECT_EQ(stream_of(box, 0x14, true), 4);
+	EXPECT_EQ(box->ctr_arrived[0], 20);
+	EXPECT_EQ(box->ctr_lost[0], 4 + 4);
+	EXPECT_EQ(box->ctr_arrived[1], 10);
+	EXPECT_EQ(box->ctr_lost[1], 2);
+	EXPECT_EQ(rd64(q, 1), 10 - 2);
 
 	/* stop one stream, reset: the stopped one is forgotten */
 	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x14 per_s=0"), 0);
@@ -721,6 +737,8 @@ static void test_rate_counts_and_freeze_loses(void)
 	EXPECT_EQ(stream_of(box, 0x01, false), 0);
 	EXPECT_EQ(box->frozen.windows, 0);
 	EXPECT_EQ(box->frozen.ns, 0);
+	EXPECT_EQ(box->ctr_arrived[1], 0);
+	EXPECT_EQ(box->ctr_lost[0], 0);
 	/* time never goes backwards */
 	qsim_advance(&sim, 5);
 	EXPECT_EQ(sim.now, 1030000);
