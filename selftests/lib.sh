@@ -384,3 +384,27 @@ perf_dump_group_reads()
 			else if (n == 2) printf "%s %s %.0f\n", cpu, lid, hex(v)
 		     }'
 }
+
+# ---- perf's sampling limits ----
+
+PERF_RATE=/proc/sys/kernel/perf_event_max_sample_rate
+PERF_PCT=/proc/sys/kernel/perf_cpu_time_max_percent
+
+# perf_limits_pin RATE: perf's sample rate limit (RATE / HZ samples an event
+# may write per tick before perf throttles it) set to RATE and kept there:
+# perf lowers it whenever its NMI handler runs long
+# (perf_sample_event_took()), unless perf_cpu_time_max_percent is 0.  perf
+# refuses a new rate while the percent is 0 or 100, hence the order.
+# perf_limits_restore puts both back.
+perf_limits_pin()
+{
+	old_perf_pct=$(cat $PERF_PCT)
+	old_perf_rate=$(cat $PERF_RATE)
+	echo 25 > $PERF_PCT && echo "$1" > $PERF_RATE && echo 0 > $PERF_PCT
+}
+
+perf_limits_restore()
+{
+	echo 25 > $PERF_PCT && echo "$old_perf_rate" > $PERF_RATE &&
+		echo "$old_perf_pct" > $PERF_PCT
+}
