@@ -41,7 +41,7 @@ if echo "p:qpiu/look qpiu_box_timer" > $TR/kprobe_events 2> /dev/null &&
 fi
 echo "# kprobes: $probes"
 
-# 3000 periods at one look (below the pacing bound, 16 windows of 199 at
+# 3000 periods at one look (below the pacing bound, 8 ticks of 399 at
 # HZ 250), perf's sample rate raised so that perf cannot throttle: each
 # timer callback hands perf at most BUDGET samples and carries the rest
 # over; every period gives its sample, in order, with its period.  With
@@ -235,7 +235,7 @@ EOF2
 	echo 0 > /proc/sys/kernel/perf_cpu_time_max_percent
 	echo 0 > $TP/test_offered_look_max
 	echo 0 > $TP/test_offered_del_max
-	# 20000 periods of 1, twice: past QPIU_PACE_MAX (3184 at HZ 250)
+	# 20000 periods of 1, twice: past QPIU_PACE_MAX (3192 at HZ 250)
 	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
 open t uncore_qpi_0 0x14 socket=0 period=1 stype=0x100 single
 mmap t 1024
