@@ -133,7 +133,7 @@ struct qpiu_box {
 	s64 look_left[UNC_MAX_CTRS];
 	bool carried;			/* whole periods left for the next look */
 	struct timer_list tick_timer;	/* a tick of the idle reader CPU */
-	unsigned int tick_budget;	/* samples until that timer runs */
+	bool tick_wait;			/* no paced sample until it runs */
 	bool tick_timer_ready;
 	bool warned_status;		/* BOX_STATUS disagreed once */
 	/*

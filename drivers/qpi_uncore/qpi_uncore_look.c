@@ -46,23 +46,34 @@ MODULE_PARM_DESC(sample_poll_us,
 #define QPIU_CARRY_NS		(20 * NSEC_PER_USEC)
 
 /*
- * perf counts an event's samples between two ticks of its CPU, throttles
- * it at max_samples_per_tick (a THROTTLE record) and lifts the throttle at
- * the next tick (UNTHROTTLE).  An idle NO_HZ reader CPU may take no tick
- * for seconds: perf's count would then never start afresh, and a throttle
- * never end.  So after the box offered samples, a timer gives the reader
- * CPU its next tick (qpiu_box_want_tick()).  And as a look may find the
- * periods of several bursts at once, the box offers at most half of
- * perf's default limit (DIV_ROUND_UP(100000, HZ); the live value is not
- * visible to modules) between two runs of that timer and carries the rest
- * over.  The timer runs after perf's part of a tick, but a look may come
- * in between, so one tick of perf's may hold the samples of two of the
- * box's windows: two halves stay below the limit.  Up to QPIU_PACE_MAX
- * periods of an event are paced so; more are offered QPIU_CALL_SAMPLES at
- * a time, and perf throttles as it would.
+ * perf counts an event's samples between two ticks of its CPU in
+ * hw.interrupts: the first sample after a tick (perf_event_task_tick()
+ * moved the CPU's perf_throttled_seq) sets it to 1, each later one adds 1,
+ * and the sample that brings it to max_samples_per_tick throttles the
+ * event (a THROTTLE record) until the next tick (UNTHROTTLE).  In the
+ * perf_tp_event route the first sample of a call is not checked, so a call
+ * of one sample never throttles; in the perf_event_overflow route every
+ * sample is.  An idle NO_HZ reader CPU may take no tick for seconds:
+ * perf's count would then never start afresh, and a throttle never end.
+ * So after the box offered samples, a timer gives the reader CPU its next
+ * tick (qpiu_box_want_tick()).
+ *
+ * That timer's run is no proof that perf's tick came: on a busy machine
+ * jiffies can move on by more than one between two ticks of the reader
+ * CPU, and the timer then runs two or three times between two of perf's
+ * ticks.  So the box follows perf's own count instead: a look that finds
+ * more than one period of a paced event offers one sample first, reads
+ * hw.interrupts, and offers only as many more as keep that count below
+ * perf's default limit, QPIU_TICK_LIMIT (DIV_ROUND_UP(100000, HZ); the
+ * live value is not visible to modules).  The periods not offered are
+ * carried (QPIU_HES_DUE), and the box offers no paced sample until the
+ * timer's next run (tick_wait), whose look asks perf again: one sample
+ * more for a run that came before perf's tick.  Up to QPIU_PACE_MAX
+ * periods of an event (8 ticks' worth) are paced so; more are offered
+ * QPIU_CALL_SAMPLES at a time, and perf throttles as it would.
  */
-#define QPIU_TICK_SAMPLES	((DIV_ROUND_UP(100000, HZ) - 1) / 2)
-#define QPIU_PACE_MAX		(16 * QPIU_TICK_SAMPLES)
+#define QPIU_TICK_LIMIT		DIV_ROUND_UP(100000, HZ)
+#define QPIU_PACE_MAX		(8 * (QPIU_TICK_LIMIT - 1))
 
 /*
  * The most samples one box timer callback, del() or stop() offers perf,
@@ -147,21 +158,22 @@ bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
  * members of a sampling group (PERF_SAMPLE_READ) need no snapshot here:
  * perf reads them through pmu->read() as it writes the sample, after the
  * re-arm.  @seen gets each sampling counter's hw.period_left before any
- * period is taken, @stopped the counters disabled.  Returns the number of
+ * period is taken, @stopped the counters disabled, @paced the entries of
+ * @due that are paced to perf's count of a tick.  Returns the number of
  * entries in @due.
  */
 static unsigned int qpiu_box_collect(struct qpiu_box *box,
 				     struct qpiu_due *due, s64 *seen,
-				     u32 *stopped)
+				     u32 *stopped, u32 *paced)
 {
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
 	u32 status = 0, armed = 0, carried = 0;
-	u64 budget = QPIU_LOOK_SAMPLES, paced = box->tick_budget;
-	u64 call = QPIU_CALL_SAMPLES, max;
+	u64 budget = QPIU_LOOK_SAMPLES, call = QPIU_CALL_SAMPLES, max;
 	bool any = false, pace;
 
 	*stopped = 0;
+	*paced = 0;
 	box->carried = false;
 	for (i = 0; i < desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
@@ -228,18 +240,17 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		pace = !qpiu_sample_throttled(event) &&
 		       !(event->hw.last_period &&
 			 (u64)-left / event->hw.last_period >= QPIU_PACE_MAX);
-		max = pace ? min3(budget, paced, call) : call;
+		max = pace ? (box->tick_wait ? 0 : min(budget, call)) : call;
 		if (qpiu_take_due(event, &due[nr], max)) {
 			call -= due[nr].n;
 			if (pace) {
 				budget -= due[nr].n;
-				paced -= due[nr].n;
+				*paced |= BIT(nr);
 			}
 			nr++;
 		}
 		box->carried |= !!(event->hw.state & QPIU_HES_DUE);
 	}
-	box->tick_budget = paced;
 	return nr;
 }
 
@@ -308,9 +319,9 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 		box->look_left[i] = left;
 	}
 	box->look_ns = now;
-	/* out of budget: qpiu_box_tick() restarts the timer */
+	/* perf's count of the tick is spent: qpiu_box_tick() restarts */
 	if (box->carried)
-		return box->tick_budget ? QPIU_CARRY_NS : TICK_NSEC;
+		return box->tick_wait ? TICK_NSEC : QPIU_CARRY_NS;
 	if (moved)
 		next = clamp(next + poll / 4, poll, cap);
 	else if (unknown)
@@ -322,9 +333,10 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 }
 
 /*
- * The timer runs in a tick of the reader CPU, after perf started its count
- * of samples afresh and lifted throttles: the box may offer a tick's worth
- * again, and takes what it carries over now.
+ * The timer runs in a tick of the reader CPU, mostly after perf started
+ * its count of samples afresh and lifted throttles (but see
+ * QPIU_TICK_LIMIT): the box may offer paced samples again, as many as
+ * perf's count allows, and takes what it carries over now.
  */
 static void qpiu_box_tick(struct timer_list *t)
 {
@@ -332,7 +344,7 @@ static void qpiu_box_tick(struct timer_list *t)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&box->lock, flags);
-	box->tick_budget = QPIU_TICK_SAMPLES;
+	box->tick_wait = false;
 	if (box->carried && box->n_sampling && !box->dead &&
 	    box->cpu == smp_processor_id())
 		hrtimer_start(&box->hrtimer, 0, HRTIMER_MODE_REL_PINNED_HARD);
@@ -417,6 +429,92 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 	return box->check_next - now;
 }
 
+/*
+ * Offer the samples of a paced event, as many as perf takes in its current
+ * tick without throttling (QPIU_TICK_LIMIT): one first, after which
+ * hw.interrupts is perf's count of the event's samples in this tick of
+ * the CPU, that one included; then fewer than the limit in all, since the
+ * sample that brings the count to it throttles.  Leaves in @due->n the
+ * periods not offered, for qpiu_box_carry_back(); none if perf throttles
+ * the event, which drops them and accounts for them in its THROTTLE
+ * record.  Returns the samples offered.
+ */
+static unsigned int qpiu_emit_paced(struct qpiu_due *due)
+{
+	struct perf_event *event = due->event;
+	unsigned int offered;
+	u64 count, room;
+
+	offered = qpiu_sample_emit(event, due->period, 1);
+	due->n--;
+	if (!due->n)
+		return offered;
+	if (qpiu_sample_throttled(event)) {
+		due->n = 0;
+		return offered;
+	}
+	count = READ_ONCE(event->hw.interrupts);
+	room = count < QPIU_TICK_LIMIT - 1 ? QPIU_TICK_LIMIT - 1 - count : 0;
+	room = min(room, due->n);
+	if (room)
+		offered += qpiu_sample_emit(event, due->period, room);
+	due->n -= room;
+	return offered;
+}
+
+/*
+ * The periods of @due that qpiu_emit_paced() did not offer go back into
+ * hw.period_left, carried (QPIU_HES_DUE), for a look after the timer's
+ * next run.  The counter stays armed for the boundary after them: the
+ * re-arm left hw.period_left at what is left of that period, so k periods
+ * back make it k periods less, as qpiu_take_due() reads it.  The rate
+ * estimate's record of it moves the same way.  The event is still on its
+ * counter: del() and perf's other callbacks run on this CPU with
+ * interrupts off.  A period that changed at the re-arm (perf adjusted a
+ * frequency event's) would be miscounted: those samples are offered at
+ * once instead, and perf throttles as it would.  Returns the samples so
+ * offered.
+ */
+static unsigned int qpiu_box_carry_back(struct qpiu_box *box,
+					struct qpiu_due *due, unsigned int nr,
+					u32 paced)
+{
+	unsigned int i, offered = 0;
+	unsigned long flags;
+	bool back = false;
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	for (i = 0; i < nr; i++) {
+		struct perf_event *event = due[i].event;
+		struct hw_perf_event *hwc = &event->hw;
+		s64 k = due[i].n * due[i].period;
+
+		if (!(paced & BIT(i)) || !due[i].n)
+			continue;
+		if (hwc->last_period != due[i].period || hwc->idx < 0 ||
+		    box->events[hwc->idx] != event)
+			continue;
+		local64_sub(k, &hwc->period_left);
+		hwc->state |= QPIU_HES_DUE;
+		if (box->look_ev[hwc->idx] == event)
+			box->look_left[hwc->idx] -= k;
+		due[i].n = 0;
+		back = true;
+	}
+	if (back) {
+		box->carried = true;
+		box->tick_wait = true;
+		qpiu_box_want_tick(box);
+	}
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+
+	for (i = 0; i < nr; i++)
+		if ((paced & BIT(i)) && due[i].n)
+			offered += qpiu_sample_emit(due[i].event,
+						    due[i].period, due[i].n);
+	return offered;
+}
+
 enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 {
 	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
@@ -424,7 +522,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	s64 seen[UNC_MAX_CTRS];
 	unsigned int nr = 0, i, offered = 0;
 	unsigned long flags;
-	u32 stopped;
+	u32 stopped, paced = 0;
 	u64 now = ktime_get_ns(), next;
 	bool throttled = false, resched = false;
 
@@ -435,7 +533,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	}
 	next = box->fold_ns;
 	if (box->n_sampling) {
-		nr = qpiu_box_collect(box, due, seen, &stopped);
+		nr = qpiu_box_collect(box, due, seen, &stopped, &paced);
 		qpiu_box_rearm(box, due, nr, stopped);
 		next = qpiu_box_plan(box, now, seen);
 		if (nr || box->carried || qpiu_box_throttled(box))
@@ -456,10 +554,15 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	 * members through pmu->read().
 	 */
 	for (i = 0; i < nr; i++) {
-		offered += qpiu_sample_emit(due[i].event, due[i].period,
-					    due[i].n);
+		if (paced & BIT(i))
+			offered += qpiu_emit_paced(&due[i]);
+		else
+			offered += qpiu_sample_emit(due[i].event,
+						    due[i].period, due[i].n);
 		throttled |= qpiu_sample_throttled(due[i].event);
 	}
+	if (paced)
+		offered += qpiu_box_carry_back(box, due, nr, paced);
 	qpiu_test_offered(false, offered);
 	if (throttled)
 		qpiu_box_drop_carried(box);
@@ -485,7 +588,7 @@ void qpiu_look_sampling_started(struct qpiu_box *box)
 	if (!box->tick_timer_ready) {
 		timer_setup(&box->tick_timer, qpiu_box_tick, TIMER_PINNED);
 		box->tick_timer_ready = true;
-		box->tick_budget = QPIU_TICK_SAMPLES;
+		box->tick_wait = false;
 	}
 	box->look_gap = 0;
 }
