@@ -14,6 +14,7 @@
 #include <linux/module.h>
 
 #include "qpi_uncore.h"
+#include "qpi_uncore_compat.h"
 
 /*
  * One config read (S-Box: one MSR read) per running counter per interval,
@@ -167,7 +168,7 @@ static void qpiu_foreign_resched_fn(struct work_struct *work)
 /* After qpiu_foreign_check() asked for it, box->lock dropped; any context. */
 void qpiu_foreign_resched(struct qpiu_box *box)
 {
-	queue_work(system_wq, &box->pmu->resched_work);
+	queue_work(qpiu_system_wq, &box->pmu->resched_work);
 }
 
 void qpiu_foreign_pmu_init(struct qpiu_pmu *qpmu)

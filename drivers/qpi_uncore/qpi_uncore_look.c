@@ -11,6 +11,7 @@
 #include <linux/module.h>
 
 #include "qpi_uncore.h"
+#include "qpi_uncore_compat.h"
 
 /*
  * Overflows are looked for from the box timer, so a sample is taken at most
@@ -601,5 +602,5 @@ void qpiu_look_sampling_started(struct qpiu_box *box)
 void qpiu_look_sampling_gone(struct qpiu_box *box)
 {
 	if (READ_ONCE(box->tick_timer_ready))
-		timer_delete_sync(&box->tick_timer);
+		qpiu_timer_delete_sync(&box->tick_timer);
 }
