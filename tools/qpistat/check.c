@@ -1549,7 +1549,7 @@ static void check_symmetry_live(int window_ms, struct result *r)
 		tx[s] = (uint64_t)(rate[1][s] * window_ms / 1000 + 0.5);
 	}
 	for (s = 0; s < 2; s++) {
-		double gap;
+		double gap, pct;
 		int v = check_symmetry(tx[s], rx[!s], SYM_FLOOR, &gap);
 
 		worst = v == CK_SKIP ? worst : worst == CK_SKIP || v > worst ? v : worst;
@@ -1558,8 +1558,13 @@ static void check_symmetry_live(int window_ms, struct result *r)
 		    p->bw[BW_DATA].name);
 		if (v == CK_SKIP)
 			app(r->saw, ": below %d, not compared", SYM_FLOOR);
-		else
-			app(r->saw, ": %+.1f%%%s", 100 * gap, v == CK_WARN ? " WARN" : "");
+		else {
+			/* a gap that shows as 0.0 is no direction: not "-0.0%" */
+			pct = 100 * gap;
+			if (pct > -0.05 && pct < 0.05)
+				pct = 0;
+			app(r->saw, ": %+.1f%%%s", pct, v == CK_WARN ? " WARN" : "");
+		}
 	}
 	r->status = worst;
 	if (worst == CK_SKIP)
