@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 24
+ktap_plan 25
 
 P=/tmp/qpis
 mkdir -p $P
