@@ -54,7 +54,7 @@ cp -a tools/takeover/qpi-uncore-takeover "$src/tools/takeover/"
 cp -a tools/packaging/60-qpi-uncore.rules tools/packaging/qpi_uncore.conf \
 	tools/packaging/qpistat.service tools/packaging/qpistat-textfile.service "$src/tools/packaging/"
 cp -a tools/qpistat/Makefile tools/qpistat/*.[ch] "$src/tools/qpistat/"
-cp -a tools/prometheus/qpi.rules.yml "$src/tools/prometheus/"
+cp -a tools/prometheus/qpi.rules.yml tools/prometheus/qpi-dashboard.json "$src/tools/prometheus/"
 cp -a tools/packaging/deb "$src/debian"
 # no objects of a build in the tree
 find "$src/drivers" "$src/include" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
