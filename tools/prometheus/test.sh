@@ -368,6 +368,9 @@ r=$?
 python3 tools/prometheus/dashboard.py query "$api" "SNB-EP=127.0.0.1:$hport" "HSX=127.0.0.1:$fport" > "$tmp/out" 2>&1 || r=1
 cat "$tmp/out"
 result $r "qpi-dashboard.json: every panel's and variable's query returns series (SNB-EP guest, HSX on the host) and is valid PromQL"
+# done with it: nothing more for this loaded host to run
+kill "$hsx_pid" 2> /dev/null
+hsx_pid=''
 
 # bad requests, a stalled client and concurrent scrapers
 python3 tools/prometheus/probe.py 127.0.0.1 "$hport" bad &
