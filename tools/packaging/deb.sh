@@ -93,6 +93,11 @@ fi
 x=$out/x
 dpkg-deb -x "$sdeb" "$x"
 elf=$(LC_ALL=C readelf -hldW --dyn-syms "$x/usr/bin/qpistat")
+# the rules and the dashboard, as in the tree
+for f in prometheus/qpi.rules.yml grafana/qpi-dashboard.json; do
+	cmp -s "$repo/tools/prometheus/${f#*/}" "$x/usr/share/qpistat/$f" ||
+		{ rm -rf "$x"; die "qpistat: no /usr/share/qpistat/$f as in the tree"; }
+done
 rm -rf "$x"
 miss=()
 grep -q 'Type:.*DYN' <<< "$elf" || miss+=(PIE)
