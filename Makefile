@@ -82,6 +82,8 @@ UNIT = $(DESTDIR)/etc/systemd/system/qpistat.service
 # qpistat --textfile for node_exporter's textfile collector
 TEXTFILE_UNIT = $(DESTDIR)/etc/systemd/system/qpistat-textfile.service
 PROMRULES = $(DESTDIR)$(PREFIX)/share/qpi_uncore/prometheus/qpi.rules.yml
+# the Grafana dashboard over the exporter's metrics, to import
+DASHBOARD = $(DESTDIR)$(PREFIX)/share/qpi_uncore/grafana/qpi-dashboard.json
 # What the running system is told (systemd, udev): by default only when
 # installing into it, not into a DESTDIR; the tests set LIVE=1 and point
 # SYSTEMCTL and UDEVADM at fakes that log what they are asked.
@@ -104,6 +106,7 @@ install-userspace:
 	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat-textfile.service > $(TEXTFILE_UNIT)
 	$(call tell,$(SYSTEMCTL),daemon-reload)
 	install -D -m 644 tools/prometheus/qpi.rules.yml $(PROMRULES)
+	install -D -m 644 tools/prometheus/qpi-dashboard.json $(DASHBOARD)
 
 # qpi_uncore.ko and the above; not qpisim, a test tool.
 install: modules tools install-userspace
@@ -118,8 +121,9 @@ uninstall-userspace:
 	$(call tell,$(SYSTEMCTL),disable --now qpistat.service qpistat-textfile.service)
 	rm -f $(DESTDIR)$(PREFIX)/bin/qpistat $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf \
 	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES) $(UNIT) $(TEXTFILE_UNIT) \
-	      $(PROMRULES)
-	rmdir $(dir $(PROMRULES)) $(DESTDIR)$(PREFIX)/share/qpi_uncore 2> /dev/null || true
+	      $(PROMRULES) $(DASHBOARD)
+	rmdir $(dir $(PROMRULES)) $(dir $(DASHBOARD)) $(DESTDIR)$(PREFIX)/share/qpi_uncore \
+		2> /dev/null || true
 	$(call tell,$(SYSTEMCTL),daemon-reload)
 	$(call tell,$(UDEVADM),control --reload)
 

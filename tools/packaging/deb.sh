@@ -54,7 +54,7 @@ cp -a tools/takeover/qpi-uncore-takeover "$src/tools/takeover/"
 cp -a tools/packaging/60-qpi-uncore.rules tools/packaging/qpi_uncore.conf \
 	tools/packaging/qpistat.service tools/packaging/qpistat-textfile.service "$src/tools/packaging/"
 cp -a tools/qpistat/Makefile tools/qpistat/*.[ch] "$src/tools/qpistat/"
-cp -a tools/prometheus/qpi.rules.yml "$src/tools/prometheus/"
+cp -a tools/prometheus/qpi.rules.yml tools/prometheus/qpi-dashboard.json "$src/tools/prometheus/"
 cp -a tools/packaging/deb "$src/debian"
 # no objects of a build in the tree
 find "$src/drivers" "$src/include" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
@@ -93,6 +93,11 @@ fi
 x=$out/x
 dpkg-deb -x "$sdeb" "$x"
 elf=$(LC_ALL=C readelf -hldW --dyn-syms "$x/usr/bin/qpistat")
+# the rules and the dashboard, as in the tree
+for f in prometheus/qpi.rules.yml grafana/qpi-dashboard.json; do
+	cmp -s "$repo/tools/prometheus/${f#*/}" "$x/usr/share/qpistat/$f" ||
+		{ rm -rf "$x"; die "qpistat: no /usr/share/qpistat/$f as in the tree"; }
+done
 rm -rf "$x"
 miss=()
 grep -q 'Type:.*DYN' <<< "$elf" || miss+=(PIE)

@@ -14,7 +14,12 @@
 #  - node_exporter's textfile collector: the guest runs qpistat --textfile
 #    and Debian's prometheus-node-exporter (copied into the guest) on its
 #    directory; Prometheus scrapes node_exporter while the guest injects
-#    the same traffic again; rate(), increase() and every sample as above.
+#    the same traffic again; rate(), increase() and every sample as above;
+#  - the Grafana dashboard qpi-dashboard.json: dashboard.py lint checks it
+#    on the host; then every panel's query runs on the same Prometheus,
+#    which also scrapes an HSX exporter on the host (qpistat built on a
+#    fake sysfs, as for the host tests) for the panels of the series only
+#    HSX/BDX export: each must return series on its platforms.
 # The guest's own cases are reported here too, as "guest: <name>".
 # Usage: tools/prometheus/test.sh [--build]  (default: no make before the VM)
 set -uo pipefail
@@ -24,13 +29,14 @@ cd "$repo" || exit 1
 build=--no-build
 [[ ${1:-} == --build ]] && build=
 tmp=$(mktemp -d)
-prom_pid='' vm_pid='' ack_pid='' ack2_pid=''
+prom_pid='' vm_pid='' ack_pid='' ack2_pid='' hsx_pid=''
 # node_exporter for the guest: the initramfs takes the executables under tools/
 guestbin=$here/.guest
 cleanup() {
 	[[ -z $prom_pid ]] || kill "$prom_pid" 2> /dev/null
 	[[ -z $ack_pid ]] || kill "$ack_pid" 2> /dev/null
 	[[ -z $ack2_pid ]] || kill "$ack2_pid" 2> /dev/null
+	[[ -z $hsx_pid ]] || kill "$hsx_pid" 2> /dev/null
 	rm -rf "$guestbin"
 	# run-vm leads its own process group: QEMU goes with it
 	[[ -z $vm_pid ]] || kill -- "-$vm_pid" 2> /dev/null
@@ -63,11 +69,19 @@ r=$?
 [[ $r == 0 ]] || diag < "$tmp/out"
 result $r "promtool test rules: QPILinkSaturated, R3QPICreditRejectsGrowing, QPICountersReprogrammed, QPILinkCRCErrors, QPILinkHalfWidth, QPILinkCountersDisagree, recording rules"
 
+# ---- the dashboard, on the host
+python3 tools/prometheus/dashboard.py lint > "$tmp/out" 2>&1
+r=$?
+cat "$tmp/out"
+result $r "qpi-dashboard.json: parses, schemaVersion, datasource and instance/socket/port variables, every panel with the datasource and targets, every metric name qpistat's or a rule's"
+
 # ---- the systemd unit and the rules, installed
 make -s install-userspace DESTDIR="$tmp/inst" PREFIX=/usr/local > "$tmp/out" 2>&1
 r=$?
 unit=$tmp/inst/etc/systemd/system/qpistat.service
 [[ -f $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] || r=1
+cmp -s tools/prometheus/qpi-dashboard.json "$tmp/inst/usr/local/share/qpi_uncore/grafana/qpi-dashboard.json" ||
+	{ echo "# no grafana/qpi-dashboard.json installed"; r=1; }
 grep -qx 'ExecStart=/usr/local/bin/qpistat --listen 127.0.0.1:9739' "$unit" || r=1
 for want in DynamicUser=yes AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON; do
 	grep -qx "$want" "$unit" || { echo "# no $want in the unit"; r=1; }
@@ -87,24 +101,50 @@ if command -v systemd-analyze > /dev/null; then
 	done
 fi
 make -s uninstall DESTDIR="$tmp/inst" PREFIX=/usr/local KDIR=/nonexistent KVER=none >> "$tmp/out" 2>&1
-[[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] && r=1
+[[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpi_uncore ]] && r=1
 [[ $r == 0 ]] || diag < "$tmp/out"
-result $r "make install-userspace: qpistat.service (non-root, CAP_PERFMON only), qpistat-textfile.service (CAP_PERFMON only, writes node_exporter's directory only), both through systemd-analyze verify, and qpi.rules.yml; uninstall removes them"
+result $r "make install-userspace: qpistat.service (non-root, CAP_PERFMON only), qpistat-textfile.service (CAP_PERFMON only, writes node_exporter's directory only), both through systemd-analyze verify, qpi.rules.yml and grafana/qpi-dashboard.json; uninstall removes them"
 
 # ---- the scrape
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-# exporter, control, Prometheus, traffic acks, node_exporter: all different
+# exporter, control, Prometheus, traffic acks, node_exporter, the host's
+# HSX exporter: all different
 ports=()
-while ((${#ports[@]} < 6)); do
+while ((${#ports[@]} < 7)); do
 	p=$(free_port)
 	[[ " ${ports[*]} " == *" $p "* ]] || ports+=("$p")
 done
 hport=${ports[0]} cport=${ports[1]} pport=${ports[2]} aport=${ports[3]}
-a2port=${ports[4]} nport=${ports[5]}
+a2port=${ports[4]} nport=${ports[5]} fport=${ports[6]}
 exporter=http://127.0.0.1:$hport
 api=http://127.0.0.1:$pport/api/v1
+
+# An HSX exporter on the host, for the dashboard's panels of the series
+# only HSX and BDX export (health, qpi_tx_flits): qpistat's own code and
+# HSX plan (/proc/cpuinfo model 63) on a fake sysfs of one QPI port and
+# one R3QPI link, counted by software events that count nothing, as
+# qpistat_fake of the host tests (tools/qpistat/Makefile).  Its series
+# exist, at 0; a second guest would cost minutes for the same names.
+fake=$tmp/fake/sys/bus/event_source/devices
+mkdir -p "$fake/uncore_qpi_0/events" "$fake/uncore_r3qpi_0/events"
+for b in uncore_qpi_0 uncore_r3qpi_0; do
+	echo 1 > "$fake/$b/type"
+	echo 0 > "$fake/$b/cpumask"
+	echo event=0xff > "$fake/$b/events/foreign_writes"
+done
+echo "0 9.6" > "$fake/uncore_qpi_0/link_speed"
+echo event=0x34,umask=0x8 > "$fake/uncore_r3qpi_0/events/vna_credits_reject.drs"
+printf 'processor\t: 0\nmodel\t\t: 63\n' > "$fake/cpuinfo"
+# started as root, qpistat serves as 65534, reading link_speed
+chmod a+x "$tmp"
+chmod -R a+rX "$tmp/fake"
+(cd tools/qpistat && ${CC:-cc} -O1 -DQPISTAT_FAKE_PMU -DPMU_DIR="\"$fake\"" \
+	-DCPUINFO="\"$fake/cpuinfo\"" -DCHECK_ROOT="\"$tmp/fake\"" -o "$tmp/qpistat_hsx" \
+	qpistat.c http.c server.c check.c plan.c -lm) > "$tmp/hsx.log" 2>&1 &&
+	{ "$tmp/qpistat_hsx" --listen "127.0.0.1:$fport" >> "$tmp/hsx.log" 2>&1 & }
+hsx_pid=$!
 
 # Prometheus on loopback, scraping every second, with the fleet rules.
 cp tools/prometheus/qpi.rules.yml "$tmp/"
@@ -122,6 +162,9 @@ scrape_configs:
   - job_name: node
     static_configs:
       - targets: ['127.0.0.1:$nport']
+  - job_name: qpistat_hsx
+    static_configs:
+      - targets: ['127.0.0.1:$fport']
 EOF
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
 	--web.listen-address="127.0.0.1:$pport" --log.level=warn > "$tmp/prometheus.log" 2>&1 &
@@ -303,8 +346,8 @@ result $? "rate() and increase() of sent bytes, and every sample, match the inje
 r=0
 for rule in qpi:rx_bytes:rate1m qpi:tx_bytes:rate1m qpi:rx_utilization:ratio_rate1m \
 	r3qpi:credit_rejects:rate1m r3qpi:credit_rejects:rate5m; do
-	[[ $(query "count($rule)") == "$(query "count(${rule%%:*}_clockticks_total)")" ]] ||
-		{ echo "# $rule: $(query "count($rule)") series"; r=1; }
+	[[ $(query "count($rule{job=\"qpistat\"})") == "$(query "count(${rule%%:*}_clockticks_total{job=\"qpistat\"})")" ]] ||
+		{ echo "# $rule: $(query "count($rule{job=\"qpistat\"})") series"; r=1; }
 done
 v=$(query 'max_over_time(qpi:rx_bytes:rate1m{socket="0",port="0"}[5m]) > 0')
 [[ $v != none ]] || { echo "# qpi:rx_bytes:rate1m never above 0"; r=1; }
@@ -315,6 +358,19 @@ print(" ".join(sorted(set(r["health"] for x in g for r in x["rules"]))), sum(len
 nrules=$(grep -cE '^ +- (record|alert):' tools/prometheus/qpi.rules.yml)
 [[ $health == "ok $nrules" ]] || { echo "# rule health: $health, want ok $nrules"; r=1; }
 result $r "recording rules: one series per port and link, bandwidth seen, all $nrules rules healthy"
+
+# every panel's query, on the guest's SNB-EP exporter (during its run)
+# and the host's HSX one
+hsx_up() { [[ $(query 'count_over_time(up{job="qpistat_hsx"}[5m]) and up{job="qpistat_hsx"} == 1') =~ ^([3-9]|[0-9]{2,})$ ]]; }
+wait_for 10 hsx_up
+r=$?
+[[ $r == 0 ]] || { echo "# the host's HSX exporter is not scraped (up $(query 'up{job="qpistat_hsx"}'))"; diag < "$tmp/hsx.log"; }
+python3 tools/prometheus/dashboard.py query "$api" "SNB-EP=127.0.0.1:$hport" "HSX=127.0.0.1:$fport" > "$tmp/out" 2>&1 || r=1
+cat "$tmp/out"
+result $r "qpi-dashboard.json: every panel's and variable's query returns series (SNB-EP guest, HSX on the host) and is valid PromQL"
+# done with it: nothing more for this loaded host to run
+kill "$hsx_pid" 2> /dev/null
+hsx_pid=''
 
 # bad requests, a stalled client and concurrent scrapers
 python3 tools/prometheus/probe.py 127.0.0.1 "$hport" bad &
