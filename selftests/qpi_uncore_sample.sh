@@ -319,12 +319,20 @@ EOF2
 echo "# watchers on CPUs $w1, $w2: $(wfield s reads) single reads, $(wfield g reads) group reads; samples $(sfield s samples) and $(sfield g samples)"
 expect_num "single reads that went backwards $(wfield s first)" "$(wfield s back)" 0
 expect_num "group reads that went backwards $(wfield g first)" "$(wfield g back)" 0
-# The box drops traffic while it is frozen (issue 19, item 2): what it
-# counted is what the counting event c beside them counted.
-echo "# counted $(val c) of 100000000 clockticks"
-expect_num "final count, against c" "$(val s)" "$(val c)"
-expect_num "group leader, against c" "$(val 'g[0]')" "$(val c)"
-expect_num "group member (flits, half the clockticks)" "$(( $(val 'g[1]') * 2 ))" "$(val c)"
+# Counters that no look stops count every burst: c beside them, and the
+# flits member of g (half the clockticks).  A sampling counter is stopped
+# for its own re-arm, a few config accesses (Documentation/qpi_uncore.rst,
+# "Sampling"), and a burst injected from another CPU inside that window
+# is not counted by it, as hardware would not count it: s and g's leader
+# miss whole bursts of 200000, nothing else.
+echo "# counted $(val c) of 100000000 clockticks; s $(val s), g's leader $(val 'g[0]')"
+expect_num "counting event c beside the sampling ones" "$(val c)" 100000000
+expect_num "group member (flits, half the clockticks)" "$(( $(val 'g[1]') * 2 ))" 100000000
+for name in s 'g[0]'; do
+	cnt=$(val "$name")
+	[ -n "$cnt" ] && [ "$cnt" -le 100000000 ] && [ $(( (100000000 - cnt) % 200000 )) -eq 0 ] ||
+		fail "$name counted $cnt: not 100000000 less whole bursts of 200000"
+done
 [ "$(sfield s samples)" -gt 0 ] || fail "no samples"
 expect_num "periods of s" "$(sfield s pmax)" 1000
 t_end
