@@ -87,10 +87,11 @@ install)
 	step "dkms status: qpi_uncore installed for $kver; qpistat, takeover, udev rule, units in place" installed
 	enabled() {
 		systemctl is-enabled qpistat.service qpistat-textfile.service
-		[[ $(systemctl is-enabled qpistat.service qpistat-textfile.service | sort -u) == enabled ]] &&
+		[[ $(systemctl is-enabled qpistat.service) == enabled ]] &&
+			[[ $(systemctl is-enabled qpistat-textfile.service) == disabled ]] &&
 			! systemctl -q is-active qpistat.service && ! systemctl -q is-active qpistat-textfile.service
 	}
-	step "both units enabled, not started by the installation (the hand-over comes first)" enabled
+	step "the exporter enabled, the textfile unit not (one measuring qpistat a host); neither started by the installation (the hand-over comes first)" enabled
 	echo reboot > "$state"
 	echo "# rebooting"
 	sync
@@ -104,14 +105,14 @@ reboot)
 		sh -c "grep '^intel_uncore ' /proc/modules && ls -d $pmus/uncore_ubox"
 	units() {
 		systemctl --no-pager status qpistat.service qpistat-textfile.service
-		systemctl -q is-active qpistat.service && systemctl -q is-active qpistat-textfile.service
+		systemctl -q is-active qpistat.service && ! systemctl -q is-active qpistat-textfile.service
 	}
-	step "qpistat.service and qpistat-textfile.service active" units
+	step "qpistat.service active, qpistat-textfile.service not" units
 	order() {
 		# each unit's start was after the coldplug's events were done
 		local u t s
 		t=$(systemctl show -P ExecMainStartTimestampMonotonic systemd-udev-trigger.service)
-		for u in qpistat.service qpistat-textfile.service; do
+		for u in qpistat.service; do
 			s=$(systemctl show -P ExecMainStartTimestampMonotonic "$u")
 			echo "$u started at $s, udev trigger at $t"
 			((s > t)) || return 1
@@ -120,7 +121,7 @@ reboot)
 		journalctl -b -u qpistat.service | grep -i 'refused' && return 1
 		return 0
 	}
-	step "the units started after udev's coldplug, through udevadm settle" order
+	step "the exporter started after udev's coldplug, through udevadm settle" order
 	metrics() {
 		local body
 		body=$(curl -sS --fail --max-time 30 http://127.0.0.1:9739/metrics) || return 1
@@ -128,11 +129,19 @@ reboot)
 		echo "$body" | grep -qE '^qpi_[a-z_]+\{.*socket="1"' 
 	}
 	step "GET http://127.0.0.1:9739/metrics: 200, qpi_ metrics of both sockets" metrics
+	# the operator's other choice: the textfile writer instead of the
+	# exporter (each holds every port's counters)
 	textfile() {
-		local f=/var/lib/prometheus/node-exporter/qpi.prom
-		ls -l "$f" && head -n 5 "$f" && grep -qE '^qpi_[a-z_]+\{.*socket="1"' "$f"
+		local f=/var/lib/prometheus/node-exporter/qpi.prom i
+		systemctl stop qpistat.service && systemctl start qpistat-textfile.service || return 1
+		for i in $(seq 60); do
+			grep -qE '^qpi_[a-z_]+\{.*socket="1"' "$f" 2> /dev/null && break
+			sleep 1
+		done
+		ls -l "$f" && head -n 5 "$f" && grep -qE '^qpi_[a-z_]+\{.*socket="1"' "$f" &&
+			systemctl -q is-active qpistat-textfile.service
 	}
-	step "qpistat-textfile.service wrote /var/lib/prometheus/node-exporter/qpi.prom" textfile
+	step "qpistat.service stopped, qpistat-textfile.service started: it wrote /var/lib/prometheus/node-exporter/qpi.prom" textfile
 	check() {
 		qpistat --check
 	}
@@ -150,9 +159,10 @@ reboot)
 				/lib/modprobe.d/qpi_uncore.conf /etc/systemd/system/multi-user.target.wants/qpistat.service \
 				2> /dev/null)
 		echo "left: $left"
-		[[ -z $left ]] && ! systemctl -q is-active qpistat.service
+		[[ -z $left ]] && ! systemctl -q is-active qpistat.service &&
+			! systemctl -q is-active qpistat-textfile.service
 	}
-	step "purged: no module, source, tool, rule, unit or enablement left; the exporter stopped" gone
+	step "purged: no module, source, tool, rule, unit or enablement left; both units stopped" gone
 	step "the 12 functions are intel_uncore's (snbep_uncore) again" all_with snbep_uncore
 	step "intel_uncore's uncore_qpi_0 counts clockticks" \
 		perf stat -a -e uncore_qpi_0/clockticks/ -- sleep 0.2
