@@ -959,8 +959,8 @@ static int cpu_socket(int cpu)
 static int open_pmu(int kind, int idx)
 {
 	const char *name = kind == K_QPI ? "qpi" : "r3qpi";
-	char buf[512], *p;
-	int type, n = 0;
+	char buf[512];
+	int type, n = 0, cpus[MAX_EVS], nr_cpus, k;
 	bool has_fw;
 
 	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_%s_%d/type",
@@ -972,38 +972,30 @@ static int open_pmu(int kind, int idx)
 	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_%s_%d/cpumask",
 		      name, idx))
 		return 0;
-	for (p = buf; *p;) {
-		int lo = strtol(p, &p, 10), hi = lo, cpu;
+	nr_cpus = check_cpulist(buf, cpus, MAX_EVS);
+	for (k = 0; k < nr_cpus && nr_evs < MAX_EVS; k++) {
+		int cpu = cpus[k];
+		struct perf_event_attr attr = {
+			.size = sizeof(attr), .type = type,
+			.config = kind == K_QPI ? 0x14 : 0x01,
+			.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				       PERF_FORMAT_TOTAL_TIME_RUNNING,
+		};
+		struct ev *e = &evs[nr_evs];
 
-		if (*p == '-')
-			hi = strtol(p + 1, &p, 10);
-		if (*p == ',')
-			p++;
-		else if (*p)
-			break;
-		for (cpu = lo; cpu <= hi && nr_evs < MAX_EVS; cpu++) {
-			struct perf_event_attr attr = {
-				.size = sizeof(attr), .type = type,
-				.config = kind == K_QPI ? 0x14 : 0x01,
-				.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-					       PERF_FORMAT_TOTAL_TIME_RUNNING,
-			};
-			struct ev *e = &evs[nr_evs];
-
-			e->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
-			if (e->fd < 0)
-				return -errno;
-			/* no counter taken; an older module has no such event */
-			attr.config = FOREIGN_WRITES_CONFIG;
-			attr.read_format = 0;
-			e->fw_fd = has_fw ? syscall(SYS_perf_event_open, &attr, -1,
-						    cpu, -1, 0) : -1;
-			e->kind = kind;
-			e->idx = idx;
-			e->socket = cpu_socket(cpu);
-			nr_evs++;
-			n++;
-		}
+		e->fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
+		if (e->fd < 0)
+			return -errno;
+		/* no counter taken; an older module has no such event */
+		attr.config = FOREIGN_WRITES_CONFIG;
+		attr.read_format = 0;
+		e->fw_fd = has_fw ? syscall(SYS_perf_event_open, &attr, -1,
+					    cpu, -1, 0) : -1;
+		e->kind = kind;
+		e->idx = idx;
+		e->socket = cpu_socket(cpu);
+		nr_evs++;
+		n++;
 	}
 	return n;
 }
@@ -1322,37 +1314,30 @@ static void read_health(struct hbox *b, int when);
  */
 static int open_events(const uint64_t *cfg, int nr, int idx, struct hbox *hb, int max)
 {
-	char buf[512], *s;
-	int type, n = 0, j;
+	char buf[512];
+	int type, n = 0, j, cpus[MAX_EVS], nr_cpus, k;
 
 	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_qpi_%d/type", idx))
 		return 0;
 	type = atoi(buf);
 	if (read_file(buf, sizeof(buf), "/sys/bus/event_source/devices/uncore_qpi_%d/cpumask", idx))
 		return 0;
-	for (s = buf; *s;) {
-		int lo = strtol(s, &s, 10), hi = lo, cpu;
+	nr_cpus = check_cpulist(buf, cpus, max < MAX_EVS ? max : MAX_EVS);
+	for (k = 0; k < nr_cpus; k++, n++) {
+		int cpu = cpus[k];
 
-		if (*s == '-')
-			hi = strtol(s + 1, &s, 10);
-		if (*s == ',')
-			s++;
-		else if (*s)
-			break;
-		for (cpu = lo; cpu <= hi && n < max; cpu++, n++) {
-			hb[n].socket = cpu_socket(cpu);
-			hb[n].idx = idx;
-			for (j = 0; j < HC_N; j++) {
-				struct perf_event_attr attr = {
-					.size = sizeof(attr), .type = type,
-					.config = j < nr ? cfg[j] : 0,
-					.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-						       PERF_FORMAT_TOTAL_TIME_RUNNING,
-				};
+		hb[n].socket = cpu_socket(cpu);
+		hb[n].idx = idx;
+		for (j = 0; j < HC_N; j++) {
+			struct perf_event_attr attr = {
+				.size = sizeof(attr), .type = type,
+				.config = j < nr ? cfg[j] : 0,
+				.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+					       PERF_FORMAT_TOTAL_TIME_RUNNING,
+			};
 
-				hb[n].fd[j] = j >= nr ? -1 :
-					syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
-			}
+			hb[n].fd[j] = j >= nr ? -1 :
+				syscall(SYS_perf_event_open, &attr, -1, cpu, -1, 0);
 		}
 	}
 	return n;
@@ -1474,6 +1459,25 @@ static void check_health_live(int window_ms, struct result *r)
 }
 
 /* ---- symmetry ---- */
+
+int check_cpulist(const char *list, int *cpus, int max)
+{
+	char *p = (char *)list;
+	int n = 0;
+
+	while (*p >= '0' && *p <= '9') {
+		int lo = strtol(p, &p, 10), hi = lo, cpu;
+
+		if (*p == '-')
+			hi = strtol(p + 1, &p, 10);
+		for (cpu = lo; cpu <= hi && n < max; cpu++)
+			cpus[n++] = cpu;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return n;
+}
 
 int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap)
 {

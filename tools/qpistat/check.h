@@ -80,4 +80,10 @@ int check_health(uint64_t crc_normal, const double *share, int n, bool traffic);
  */
 int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap);
 
+/*
+ * A PMU's cpumask file ("0-1,4\n"): its CPUs in @cpus, at most @max of
+ * them; stops at anything but a list.  Returns how many.
+ */
+int check_cpulist(const char *list, int *cpus, int max);
+
 #endif

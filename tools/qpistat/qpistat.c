@@ -281,8 +281,8 @@ static int open_pmu(int kind, int idx)
 	const char *name = kind == QPI ? "qpi" : "r3qpi";
 	const struct plan_event *ev = kind == QPI ? plan->bw : plan->r3;
 	int nr = kind == QPI ? plan->nr_bw : PLAN_R3_EVENTS;
-	char path[256], buf[512], *p;
-	int type, opened = 0;
+	char path[256], buf[512];
+	int type, opened = 0, cpus[MAX_SOCKETS], nr_cpus, k;
 	bool fw;
 
 	snprintf(path, sizeof(path), PMU_DIR "/uncore_%s_%d/type", name, idx);
@@ -303,58 +303,52 @@ static int open_pmu(int kind, int idx)
 	snprintf(path, sizeof(path), PMU_DIR "/uncore_%s_%d/cpumask", name, idx);
 	if (read_str(path, buf, sizeof(buf)))
 		return -1;
-	for (p = buf; *p && *p != '\n';) {
-		int lo = strtol(p, &p, 10), hi = lo, cpu;
+	nr_cpus = check_cpulist(buf, cpus, MAX_SOCKETS);
+	for (k = 0; k < nr_cpus; k++) {
+		int cpu = cpus[k];
+		struct box *b = &boxes[nr_boxes];
+		int i;
 
-		if (*p == '-')
-			hi = strtol(p + 1, &p, 10);
-		if (*p == ',')
-			p++;
-		for (cpu = lo; cpu <= hi; cpu++) {
-			struct box *b = &boxes[nr_boxes];
-			int i;
+		if (nr_boxes == (int)(sizeof(boxes) / sizeof(boxes[0])))
+			break;
+		memset(b, 0, sizeof(*b));
+		b->kind = kind;
+		b->idx = idx;
+		b->cpu = cpu;
+		b->socket = cpu_socket(cpu);
+		b->type = type;
+		b->nr = nr;
+		for (i = 0; i < nr; i++) {
+			/*
+			 * Pinned: bandwidth stays exact whatever
+			 * else takes turns on the box's counters.
+			 */
+			struct perf_event_attr attr = {
+				.size = sizeof(attr), .type = type,
+				.config = ev[i].config,
+				.read_format = PERF_FORMAT_GROUP,
+				.disabled = i == 0,
+				.pinned = i == 0,
+			};
 
-			if (nr_boxes == (int)(sizeof(boxes) / sizeof(boxes[0])))
-				break;
-			memset(b, 0, sizeof(*b));
-			b->kind = kind;
-			b->idx = idx;
-			b->cpu = cpu;
-			b->socket = cpu_socket(cpu);
-			b->type = type;
-			b->nr = nr;
-			for (i = 0; i < nr; i++) {
-				/*
-				 * Pinned: bandwidth stays exact whatever
-				 * else takes turns on the box's counters.
-				 */
-				struct perf_event_attr attr = {
-					.size = sizeof(attr), .type = type,
-					.config = ev[i].config,
-					.read_format = PERF_FORMAT_GROUP,
-					.disabled = i == 0,
-					.pinned = i == 0,
-				};
-
-				b->fd[i] = perf_open(&attr, cpu, i ? b->fd[0] : -1);
-				if (b->fd[i] < 0)
-					perf_fail(name, idx, cpu);
-			}
-			open_health(b, type);
-			b->fw_fd = -1;
-			if (fw) {
-				struct perf_event_attr attr = {
-					.size = sizeof(attr), .type = type,
-					.config = FOREIGN_WRITES_CONFIG,
-					.read_format = PERF_FORMAT_GROUP,
-				};
-
-				/* last in the group, after b->nr counters */
-				b->fw_fd = perf_open(&attr, cpu, b->fd[0]);
-			}
-			nr_boxes++;
-			opened++;
+			b->fd[i] = perf_open(&attr, cpu, i ? b->fd[0] : -1);
+			if (b->fd[i] < 0)
+				perf_fail(name, idx, cpu);
 		}
+		open_health(b, type);
+		b->fw_fd = -1;
+		if (fw) {
+			struct perf_event_attr attr = {
+				.size = sizeof(attr), .type = type,
+				.config = FOREIGN_WRITES_CONFIG,
+				.read_format = PERF_FORMAT_GROUP,
+			};
+
+			/* last in the group, after b->nr counters */
+			b->fw_fd = perf_open(&attr, cpu, b->fd[0]);
+		}
+		nr_boxes++;
+		opened++;
 	}
 	return opened;
 }

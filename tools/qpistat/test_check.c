@@ -235,6 +235,16 @@ int main(void)
 		ok(check_symmetry(0, 5000, 1000, &gap) == CK_WARN,
 		   "symmetry: received without a sender: warn");
 	}
+	{
+		int cpus[4], n;
+
+		n = check_cpulist("0-1,4\n", cpus, 4);
+		ok(n == 3 && cpus[0] == 0 && cpus[1] == 1 && cpus[2] == 4,
+		   "cpulist: 0-1,4 is 0 1 4 (%d)", n);
+		ok(check_cpulist("2-7", cpus, 4) == 4 && cpus[3] == 5,
+		   "cpulist: at most the room given");
+		ok(check_cpulist("\n", cpus, 4) == 0, "cpulist: empty");
+	}
 	memcpy(ctl, (uint32_t[]){ 0x500014, 0, 0, 0 }, sizeof(ctl));
 	ok(check_ctls(ctl, 4, 0x400014, &seen) == CTLS_OK, "ov_en does not matter");
 	memcpy(ctl, (uint32_t[]){ 0, 0, 0, 0 }, sizeof(ctl));
