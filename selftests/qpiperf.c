@@ -25,6 +25,8 @@
  *                      consumes NAME's ring buffer until it holds N samples
  *                      in all (or SECS, default 60, passed: a guard against
  *                      a hang, not a measurement), then prints as samples
+ *                      with " waited_us=W" added: how long it waited, a
+ *                      figure to print, never to assert
  *   watch NAME CPU     a child process on CPU reads NAME (read(2), the group
  *                      read for a leader) in a loop until unwatch, checking
  *                      that no value ever decreases
@@ -53,6 +55,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_EVENTS	64
@@ -362,6 +365,20 @@ static void consume_all(void)
 			consume(&evs[i]);
 }
 
+/* The totals of @e; @waited_us >= 0 adds how long waitsamples waited. */
+static void print_samples(const char *name, const struct ev *e,
+			  long long waited_us)
+{
+	printf("%s samples=%" PRIu64 " periods=%" PRIu64 " pmin=%" PRIu64
+	       " pmax=%" PRIu64 " lost=%" PRIu64 " throttle=%" PRIu64
+	       " unthrottle=%" PRIu64, name, e->samples, e->periods,
+	       e->samples ? e->pmin : 0, e->pmax, e->lost, e->throttle,
+	       e->unthrottle);
+	if (waited_us >= 0)
+		printf(" waited_us=%lld", waited_us);
+	printf("\n");
+}
+
 static void cmd_samples(char *name)
 {
 	struct ev *e = find(name);
@@ -369,11 +386,7 @@ static void cmd_samples(char *name)
 	if (!e)
 		return;
 	consume(e);
-	printf("%s samples=%" PRIu64 " periods=%" PRIu64 " pmin=%" PRIu64
-	       " pmax=%" PRIu64 " lost=%" PRIu64 " throttle=%" PRIu64
-	       " unthrottle=%" PRIu64 "\n", name, e->samples, e->periods,
-	       e->samples ? e->pmin : 0, e->pmax, e->lost, e->throttle,
-	       e->unthrottle);
+	print_samples(name, e, -1);
 }
 
 static void cmd_waitsamples(char *args)
@@ -381,6 +394,8 @@ static void cmd_waitsamples(char *args)
 	char *name = strtok(args, " "), *num = strtok(NULL, " ");
 	char *secs = strtok(NULL, " ");
 	long polls = (secs ? atol(secs) : 60) * 1000;
+	struct timespec t0, t1;
+	long long waited;
 	struct ev *e;
 	uint64_t n;
 
@@ -392,9 +407,13 @@ static void cmd_waitsamples(char *args)
 	if (!e)
 		return;
 	n = strtoull(num, NULL, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (consume(e); e->samples < n && polls-- > 0; consume(e))
 		usleep(1000);
-	cmd_samples(name);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	waited = (t1.tv_sec - t0.tv_sec) * 1000000LL +
+		 (t1.tv_nsec - t0.tv_nsec) / 1000;
+	print_samples(name, e, waited);
 }
 
 /*
