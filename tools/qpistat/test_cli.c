@@ -81,9 +81,21 @@ static void fake_cpuinfo(const char *vendor, int model)
 	put(FAKE_ROOT "/proc", "cpuinfo", text);
 }
 
+/* CPU @cpu on socket @socket, as qpistat_fake's sysfs shows it */
+static void fake_cpu(int cpu, int socket)
+{
+	char dir[256], id[16];
+
+	snprintf(dir, sizeof(dir), FAKE_ROOT "/sys/devices/system/cpu/cpu%d/topology", cpu);
+	snprintf(id, sizeof(id), "%d\n", socket);
+	mkdirs(dir);
+	put(dir, "physical_package_id", id);
+}
+
 /* one QPI port and one R3QPI link, on CPU 0 */
 static void fake_sysfs(void)
 {
+	fake_cpu(0, 0);
 	mkdirs(FAKE_SYSFS);
 	mkdir(FAKE_SYSFS "/uncore_qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0", 0755);
