@@ -68,6 +68,16 @@ static int add_entry(struct linkmap *m, const char *text, const char *where,
 			 m->spec, l->where, l->end[0].socket);
 		return EX_USAGE;
 	}
+	for (i = 0; i < m->nr; i++) {
+		const struct lm_end *e = m->link[i].end;
+
+		if ((same(&e[0], &l->end[0]) && same(&e[1], &l->end[1])) ||
+		    (same(&e[0], &l->end[1]) && same(&e[1], &l->end[0]))) {
+			snprintf(err, len, "%s: %s: the same link as %s; give each link once",
+				 m->spec, l->where, m->link[i].where);
+			return EX_USAGE;
+		}
+	}
 	for (i = 0; i < m->nr; i++)
 		for (j = 0; j < 2; j++)
 			for (k = 0; k < 2; k++)

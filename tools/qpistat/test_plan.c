@@ -230,6 +230,24 @@ static void test_formulas(void)
 	   fabs(f.overhead - 1500.0 / 9500) < 1e-12,
 	   "Tx plan: tx %llu B, rx unknown, util %.6f",
 	   (unsigned long long)f.tx_bytes, f.util);
+	/* the far end sent 64000 B in 2 s: this port received them */
+	{
+		struct plan_figures peer = f, g;
+		struct plan_counts z = { .clk = 4750 };
+
+		plan_figures(plan_for_model(63), &z, 2.0, &g);
+		plan_rx_from_peer(plan_for_model(63), &peer, &g);
+		ok(g.rx_known && g.rx_bytes == 64000 && g.rx_bw == 32000 &&
+		   g.tx_bytes == 0 && g.util == 0,
+		   "Tx plan, the link map: receive is the far end's send, %llu B, %.0f B/s",
+		   (unsigned long long)g.rx_bytes, g.rx_bw);
+		plan_figures(plan_for_model(62), &c, 2.0, &g);
+		peer.tx_bytes = 7;
+		peer.tx_bw = 3.5;
+		plan_rx_from_peer(plan_for_model(62), &peer, &g);
+		ok(g.rx_bytes == 64000 && g.tx_bytes == 800 && g.rx_bw == 32000,
+		   "Rx plan, the link map: receive stays what the port counted");
+	}
 	c.clk = 0;
 	plan_figures(plan_for_model(63), &c, 0, &f);
 	ok(f.tx_bw == 0 && f.util == 0 && f.flit_rate == 0,
