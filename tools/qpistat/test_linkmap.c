@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host tests of the link map parser (linkmap.c), one KTAP line per case:
- * every rule's exit status and exact message, the file form, and the far
- * end of each port of a 4-socket map.
+ * Host tests of the link map parser (linkmap.c), in test_plan's KTAP run,
+ * one line per case: every rule's exit status and exact message, the file
+ * form, and the far end of each port of a 4-socket map.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +11,7 @@
 #include <unistd.h>
 
 #include "linkmap.h"
-
-static int nr_tests, failed;
-
-static void ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d ", cond ? "" : "not ", ++nr_tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failed |= !cond;
-}
+#include "test.h"
 
 static struct linkmap m;
 
@@ -131,11 +115,8 @@ static void file(void)
 	expect(arg, EX_NOINPUT, want);
 }
 
-int main(void)
+void test_linkmap(void)
 {
-	printf("KTAP version 1\n");
 	rules();
 	file();
-	printf("1..%d\n", nr_tests);
-	return failed;
 }

@@ -5,7 +5,8 @@
  *    of Intel's table for it (tools/events/events-<table>.csv), and the
  *    driver's sysfs aliases (drivers/qpi_uncore/qpi_uncore_events.h) have
  *    it too;
- *  - the formulas, with exact figures.
+ *  - the formulas, with exact figures;
+ *  - the link map parser (test_linkmap.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "test.h"
 
 #ifndef SRC_ROOT
 #define SRC_ROOT "../.."
@@ -21,9 +23,7 @@
 
 static int nr_tests, failed;
 
-static void ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
+void ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -271,6 +271,7 @@ int main(void)
 	test_fallback();
 	test_rows();
 	test_formulas();
+	test_linkmap();
 	printf("1..%d\n", nr_tests);
 	return failed;
 }
