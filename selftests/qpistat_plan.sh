@@ -6,9 +6,11 @@
 # event; a socket's receive is what the other socket sent.  Exact counts
 # from qpisim traffic injected at both ends of two links; on HSX/BDX the
 # health events' series, exact where the event held the spare counter.
+# With the operator's link map (--link-map): on HSX/BDX each port receives
+# what its peer sent, on SNB-EP/IVB-EP --check compares each link's ends.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 7
+ktap_plan 9
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
@@ -225,6 +227,141 @@ elif [ $END = rx ]; then
 else
 	echo "$out" | grep -qE "^skip symmetry +$NAME: only the sending end is counted" ||
 		fail "not skipped on $NAME: $out"
+fi
+t_end
+
+# The link map for qpistat: qpisim's wiring ($DBG/links, a line "S.P T.Q"
+# per link) as "S.P=T.Q" lines.  A qpisim without it gets a ring of our
+# own, port 0 of each socket to port 1 of the next: on HSX/BDX qpistat
+# takes the map as given, whatever the model wires, but only qpisim's own
+# carries a packet sent at one end to the far end's Rx events.
+MAP=/tmp/qpistat-link-map
+if [ -r "$DBG/links" ]; then
+	sed 's/ /=/' "$DBG/links" > $MAP
+	MAP_FROM=qpisim
+else
+	for s in $(seq 0 $((NR_SOCKETS - 1))); do
+		echo "$s.0=$(((s + 1) % NR_SOCKETS)).1"
+	done > $MAP
+	MAP_FROM=ring
+fi
+
+# With the link map, on HSX/BDX every port receives exactly what its peer
+# sent (its TxL_FLITS_G0), in each output; on SNB-EP/IVB-EP the far end's
+# Rx events count what qpisim carries over its links.  Link k's lower end
+# sends 100 (2k + 1) DRS packets (8 data flits and 1 non-data each), its
+# upper end 100 (2k + 2); only the sending ends are injected.
+t_begin "link_map_receive_per_port"
+if [ $END = rx ] && [ $MAP_FROM != qpisim ]; then
+	t_skip "link_map_receive_per_port" "qpisim has no link model ($DBG/links)"
+else
+	echo "# link map ($MAP_FROM): $(paste -sd, $MAP)"
+	k=0 inj= want=
+	while IFS='=' read -r a b; do
+		na=$((100 * (2 * k + 1))) nb=$((100 * (2 * k + 2)))
+		inj="$inj
+packet socket=${a%.*} port=${a#*.} dir=tx mc=drs count=$na
+packet socket=${b%.*} port=${b#*.} dir=tx mc=drs count=$nb"
+		want="$want
+qpi_rx_bytes_total{socket=\"${b%.*}\",port=\"${b#*.}\"} $((64 * na))
+qpi_rx_flits_total{socket=\"${b%.*}\",port=\"${b#*.}\"} $((9 * na))
+qpi_rx_bytes_total{socket=\"${a%.*}\",port=\"${a#*.}\"} $((64 * nb))
+qpi_rx_flits_total{socket=\"${a%.*}\",port=\"${a#*.}\"} $((9 * nb))
+qpi_tx_bytes_total{socket=\"${a%.*}\",port=\"${a#*.}\"} $((64 * na))"
+		k=$((k + 1))
+	done < $MAP
+	inj=$(echo "$inj" | sed '/^$/d')
+	out=$("$QPISTAT" --prometheus --link-map @$MAP -- sh -c "echo '$inj' > $DBG/inject")
+	echo "$want" | sed '/^$/d' | while read -r line; do
+		echo "$out" | grep -qxF -- "$line" || echo "no line '$line'"
+	done > /tmp/qpistat_map.miss
+	[ -s /tmp/qpistat_map.miss ] && fail "$(cat /tmp/qpistat_map.miss)"
+	expect_num "qpi_rx_bytes_total series (2 per link)" \
+		"$(echo "$out" | grep -c '^qpi_rx_bytes_total{')" $((2 * k))
+	out=$("$QPISTAT" --json --link-map @$MAP -- sh -c "echo '$inj' > $DBG/inject")
+	expect_num "ports with a peer in --json" "$(echo "$out" | grep -o '"peer": {' | grep -c .)" $((2 * k))
+	if [ $END = tx ]; then
+		# every port (2 a socket) in the map: every receive is known
+		if [ $k -eq "$NR_SOCKETS" ]; then
+			echo "$out" | grep -qE '"rx_(bytes|bandwidth_bytes_per_s)": null' &&
+				fail "receive unknown with every port mapped: $out"
+		fi
+		out=$("$QPISTAT" --json -- sh -c "echo '$inj' > $DBG/inject")
+		echo "$out" | grep -q '"peer"' && fail "a peer without the map: $out"
+		echo "$out" | grep -q 'rx_data_flits' && fail "Rx flits without the map on $NAME: $out"
+	fi
+	# a map naming a port this machine does not have: 64, before counting
+	"$QPISTAT" --link-map 0.0=$NR_SOCKETS.0 -c 1 > /dev/null 2> /tmp/qpistat_map.err
+	expect_num "exit status of a map with socket $NR_SOCKETS" $? 64
+	expect_eq "its message" "$(cat /tmp/qpistat_map.err)" \
+		"qpistat: --link-map: entry 1 '0.0=$NR_SOCKETS.0': no socket $NR_SOCKETS with QPI ports (sockets: $(seq -s ', ' 0 $((NR_SOCKETS - 1))))"
+	t_end
+fi
+
+# --check with the link map on SNB-EP/IVB-EP: each direction of each link,
+# one end's Tx against the far end's Rx, for links 0.0-1.0 and 0.1-1.1.
+# Steady Tx data flit streams at socket 0 port 0 and socket 1 port 1;
+# socket 1 port 0's Rx counts 110 % of what arrives (rx_count_pct).  A
+# qpisim with a link model ($DBG/links) carries each Tx stream to the far
+# end's Rx events; one without gets the Rx streams injected as well.  Then
+# a map that crosses the two links, against traffic 0.0 -> 1.0 and
+# 0.1 -> 1.1: the map looks wrong.  Then qpisim's own wiring, every end of
+# every link sending: every direction agrees.  On HSX/BDX it still skips.
+# streams S.P:T.Q:RATE...: S.P sends RATE data flits a second to T.Q
+streams()
+{
+	for st; do
+		from=${st%%:*} rest=${st#*:}
+		to=${rest%%:*} per=${st##*:}
+		echo "rate socket=${from%.*} box=qpi${from#*.} event=0x00 umask=0x02 per_s=$per"
+		[ $MAP_FROM = qpisim ] ||
+			echo "rate socket=${to%.*} box=qpi${to#*.} event=0x01 umask=0x02 per_s=$per"
+	done
+}
+# check_with STREAMS MAP: --check's symmetry line while STREAMS run
+check_with()
+{
+	[ -n "$1" ] && echo "$1" > $DBG/inject
+	"$QPISTAT" --check --window 1500 --link-map "$2" > /tmp/qpistat_check.out 2>&1
+	[ -n "$1" ] && echo "$1" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
+	grep '^[a-z]* *symmetry ' /tmp/qpistat_check.out
+}
+t_begin "check_symmetry_per_link"
+F='[0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA\)'
+R='\(RxL_FLITS_G0.DATA\)'
+Z='0 data flits in 1500 ms \(TxL_FLITS_G0.DATA\)'
+[ $MAP_FROM = qpisim ] && printf '0.0 1.0\n0.1 1.1\n' > $DBG/links
+if [ $END = rx ]; then
+	# socket 1 port 0 over-counts by 10 %: the knob with the link
+	# model, its own Rx stream 10 % faster without
+	echo 110 > "$DBG/socket1/qpi0/rx_count_pct"
+	out=$(check_with "$(streams 0.0:1.0:100000 1.1:0.1:100000 |
+		sed '/socket=1 box=qpi0 event=0x01/s/100000/110000/')" 0.0=1.0,0.1=1.1)
+	echo 100 > "$DBG/socket1/qpi0/rx_count_pct"
+	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 0 received [0-9]+ $R: \+10\.0% WARN; socket 1 port 0 sent $Z, its far end socket 0 port 0 received 0 $R: below 1000, not compared; socket 0 port 1 sent $Z, its far end socket 1 port 1 received 0 $R: below 1000, not compared; socket 1 port 1 sent $F, its far end socket 0 port 1 received [0-9]+ $R: \+0\.0% => the two ends of the links disagree by over 5%: believe the sending end \(TxL_FLITS_G0.DATA\)" ||
+		fail "no per-link warning for 0.0 -> 1.0: $(cat /tmp/qpistat_check.out)"
+	out=$(check_with "$(streams 0.0:1.0:100000 0.1:1.1:50000)" 0.0=1.1,0.1=1.0)
+	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 1 received [0-9]+ $R: -50\.0% WARN, socket 1 port 0 received [0-9]+ \([-+]0\.0%\): the link map looks wrong; .* => the link map looks wrong: socket 0 port 0's traffic arrives at socket 1 port 0, not at socket 1 port 1 \(entry 1 '0\.0=1\.1'\); socket 0 port 1's traffic arrives at socket 1 port 1, not at socket 1 port 0 \(entry 2 '0\.1=1\.0'\); correct --link-map" ||
+		fail "a crossed map not called wrong: $(cat /tmp/qpistat_check.out)"
+	if [ $MAP_FROM = qpisim ]; then
+		# the wiring the model has now
+		sed 's/ /=/' "$DBG/links" > $MAP
+		out=$(check_with "$(while IFS='=' read -r a b; do
+			streams "$a:$b:100000" "$b:$a:100000"; done < $MAP)" @$MAP)
+		case $out in
+		"pass symmetry "*) ;;
+		*) fail "qpisim's own wiring ($(paste -sd, $MAP)) does not pass: $out" ;;
+		esac
+		expect_num "directions compared" \
+			"$(echo "$out" | grep -oE "received [0-9]+ $R: \+0\.0%" | grep -c .)" \
+			$((2 * $(wc -l < $MAP)))
+	else
+		echo "# qpisim has no link model: its own wiring not checked"
+	fi
+else
+	out=$(check_with "" 0.0=1.0,0.1=1.1)
+	echo "$out" | grep -qE "^skip symmetry +$NAME: only the sending end is counted" ||
+		fail "not skipped on $NAME with the map: $out"
 fi
 t_end
 

@@ -137,12 +137,15 @@ done
 echo "0 9.6" > "$fake/uncore_qpi_0/link_speed"
 echo event=0x34,umask=0x8 > "$fake/uncore_r3qpi_0/events/vna_credits_reject.drs"
 printf 'processor\t: 0\nmodel\t\t: 63\n' > "$fake/cpuinfo"
+# CPU 0 on socket 0, read through the fake root (CHECK_ROOT)
+mkdir -p "$tmp/fake/sys/devices/system/cpu/cpu0/topology"
+echo 0 > "$tmp/fake/sys/devices/system/cpu/cpu0/topology/physical_package_id"
 # started as root, qpistat serves as 65534, reading link_speed
 chmod a+x "$tmp"
 chmod -R a+rX "$tmp/fake"
 (cd tools/qpistat && ${CC:-cc} -O1 -DQPISTAT_FAKE_PMU -DPMU_DIR="\"$fake\"" \
 	-DCPUINFO="\"$fake/cpuinfo\"" -DCHECK_ROOT="\"$tmp/fake\"" -o "$tmp/qpistat_hsx" \
-	qpistat.c http.c server.c check.c plan.c -lm) > "$tmp/hsx.log" 2>&1 &&
+	qpistat.c http.c server.c check.c plan.c linkmap.c -lm) > "$tmp/hsx.log" 2>&1 &&
 	{ "$tmp/qpistat_hsx" --listen "127.0.0.1:$fport" >> "$tmp/hsx.log" 2>&1 & }
 hsx_pid=$!
 

@@ -10,7 +10,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "linkmap.h"
+
 enum { CK_PASS, CK_WARN, CK_FAIL, CK_SKIP };
+
+/* the size of a check's "saw" and "do" texts */
+#define CHECK_TEXT	2048
 
 /*
  * qpi_uncore's foreign_writes event (driver_event=1, config:56-63), which
@@ -79,6 +84,24 @@ int check_health(uint64_t crc_normal, const double *share, int n, bool traffic);
  * either way (or nothing sent but something received), CK_PASS otherwise.
  */
 int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap);
+
+/* One QPI port's data flits over a window, for check_links(). */
+struct check_port {
+	int socket, port;
+	uint64_t tx, rx;	/* TxL_FLITS_G0.DATA, RxL_FLITS_G0.DATA */
+};
+
+/*
+ * check_links(): the symmetry verdict per link of the link map @m, both
+ * directions: what one end sent (@tx_ev) against what the far end
+ * received (@rx_ev), by check_symmetry() with @floor.  A direction that
+ * disagrees while another port received what was sent (within 5 %) says
+ * the map looks wrong.  Appends to @saw and @todo (CHECK_TEXT bytes
+ * each); returns the worst verdict, CK_SKIP when nothing was compared.
+ */
+int check_links(const struct check_port *pt, int n, const struct linkmap *m,
+		uint64_t floor, const char *tx_ev, const char *rx_ev, int window_ms,
+		char *saw, char *todo);
 
 /*
  * A PMU's cpumask file ("0-1,4\n"): its CPUs in @cpus, at most @max of

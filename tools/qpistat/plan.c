@@ -118,6 +118,16 @@ void plan_figures(const struct plan *p, const struct plan_counts *c,
 	f->overhead = ratio(c->nondata, flits);
 }
 
+void plan_rx_from_peer(const struct plan *p, const struct plan_figures *peer,
+		       struct plan_figures *f)
+{
+	if (p->end != PLAN_TX)
+		return;
+	f->rx_known = true;
+	f->rx_bytes = peer->tx_bytes;
+	f->rx_bw = peer->tx_bw;
+}
+
 bool plan_socket_rx(const uint64_t *sent, int nr_sockets, int s,
 		    uint64_t *bytes)
 {

@@ -85,6 +85,15 @@ void plan_figures(const struct plan *p, const struct plan_counts *c,
 		  double dt, struct plan_figures *f);
 
 /*
+ * Where the plan counts at the sending end, what a port received is what
+ * the port at the far end of its link sent: @f's receive from @peer's
+ * figures (the link map gives the peer).  Nothing on a plan that counts
+ * receive itself.
+ */
+void plan_rx_from_peer(const struct plan *p, const struct plan_figures *peer,
+		       struct plan_figures *f);
+
+/*
  * The bytes socket @s received over @dt: what the other sockets sent it.
  * @sent[i] is the bytes socket i sent on all its ports.  Known (true) only
  * with two sockets: with more, which socket a port's traffic went to needs

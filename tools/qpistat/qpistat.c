@@ -3,7 +3,8 @@
  * qpistat: QPI link bandwidth, utilization and R3QPI credit pressure for
  * every socket and link, from the uncore_qpi_* and uncore_r3qpi_* perf PMUs.
  *
- *   qpistat [-I ms] [-c count] [--json | --prometheus] [-- command ...]
+ *   qpistat [-I ms] [-c count] [--json | --prometheus] [--link-map MAP]
+ *           [-- command ...]
  *   qpistat --listen [ADDR:]PORT
  *
  * What each box counts, and at which end of a link, is the platform's row
@@ -43,6 +44,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "linkmap.h"
 #include "plan.h"
 #include "server.h"
 
@@ -93,6 +95,10 @@ enum { FMT_TABLE, FMT_JSON, FMT_PROM };
 /* this CPU's row of the plan */
 static const struct plan *plan;
 
+/* --link-map: the far end of each port, NULL without */
+static struct linkmap link_map;
+static const struct linkmap *map;
+
 static int read_str(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY);
@@ -112,9 +118,10 @@ static int cpu_socket(int cpu)
 {
 	char path[128], buf[32];
 
+	/* check_root: the host tests' fake tree, "" otherwise */
 	snprintf(path, sizeof(path),
-		 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-		 cpu);
+		 "%s/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+		 check_root, cpu);
 	return read_str(path, buf, sizeof(buf)) ? -1 : atoi(buf);
 }
 
@@ -232,6 +239,8 @@ static long perf_open(struct perf_event_attr *attr, int cpu, int group)
 	 */
 	attr->type = PERF_TYPE_SOFTWARE;
 	attr->config = PERF_COUNT_SW_DUMMY;
+	/* a fake machine may have more CPUs (sockets) than the host */
+	cpu = 0;
 #endif
 	/* a command run under qpistat must not get them, nor what it forks */
 	return syscall(SYS_perf_event_open, attr, -1, cpu, group,
@@ -377,6 +386,44 @@ static void read_speeds(void)
 	}
 }
 
+#ifdef QPISTAT_FAKE_PMU
+/*
+ * The host tests' counts, the software events counting nothing: in
+ * PMU_DIR/uncore_qpi_N/fake_counts, a line "SOCKET COUNT..." per socket,
+ * cumulative, in the order of the box's group.
+ */
+static void fake_counts(struct box *b)
+{
+	char path[256], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), PMU_DIR "/uncore_qpi_%d/fake_counts", b->idx);
+	f = b->kind == QPI ? fopen(path, "r") : NULL;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		int j;
+
+		if (strtol(p, &p, 10) != b->socket)
+			continue;
+		for (j = 0; j < b->nr; j++, p = end) {
+			uint64_t v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			b->val[j] = v;
+		}
+	}
+	fclose(f);
+}
+#else
+static void fake_counts(struct box *b)
+{
+	(void)b;
+}
+#endif
+
 /* One read of every group: 0, or -1 with errno set. */
 static int try_read_all(void)
 {
@@ -398,6 +445,7 @@ static int try_read_all(void)
 			b->prev[j] = b->val[j];
 			b->val[j] = buf[1 + j];
 		}
+		fake_counts(b);
 		if (b->fw_fd >= 0 && (int)buf[0] > b->nr)
 			b->fw = buf[1 + b->nr];
 		for (j = 0; j < PLAN_NR_HEALTH; j++) {
@@ -471,15 +519,50 @@ static uint64_t d(const struct box *b, int i, bool cumulative)
 	return cumulative ? b->val[i] : b->val[i] - b->prev[i];
 }
 
-/* The bandwidth counts and figures of QPI box @b, by the plan. */
-static void port_figures(const struct box *b, double dt, bool cum,
-			 struct plan_counts *c, struct plan_figures *f)
+/* The QPI box at the far end of @b by the link map, NULL if unmapped. */
+static const struct box *peer_box(const struct box *b)
+{
+	struct lm_end e;
+	int i;
+
+	if (b->kind != QPI || !linkmap_peer(map, b->socket, b->idx, &e))
+		return NULL;
+	for (i = 0; i < nr_boxes; i++)
+		if (boxes[i].kind == QPI && boxes[i].socket == e.socket &&
+		    boxes[i].idx == e.port)
+			return &boxes[i];
+	return NULL;
+}
+
+/* What QPI box @b counted, and its figures by the plan. */
+static void own_figures(const struct box *b, double dt, bool cum,
+			struct plan_counts *c, struct plan_figures *f)
 {
 	c->clk = d(b, BW_CLK, cum);
 	c->data = d(b, BW_DATA, cum);
 	c->nondata = d(b, BW_NONDATA, cum);
 	c->tx_data = b->nr > BW_TX_DATA ? d(b, BW_TX_DATA, cum) : 0;
 	plan_figures(plan, c, dt, f);
+}
+
+/*
+ * The bandwidth counts and figures of QPI box @b: its own, and where the
+ * plan counts at the sending end and the link map names its peer, its
+ * receive from what the peer sent.
+ */
+static void port_figures(const struct box *b, double dt, bool cum,
+			 struct plan_counts *c, struct plan_figures *f)
+{
+	const struct box *peer = peer_box(b);
+
+	own_figures(b, dt, cum, c, f);
+	if (peer) {
+		struct plan_counts pc;
+		struct plan_figures pf;
+
+		own_figures(peer, dt, cum, &pc, &pf);
+		plan_rx_from_peer(plan, &pf, f);
+	}
 }
 
 static bool has_health(const struct box *b)
@@ -700,6 +783,26 @@ static void print_json_health(const struct box *b, double dt, bool cum)
 	printf("}");
 }
 
+/*
+ * The port at the far end of @b's link, by the link map, and where the
+ * plan counts at the sending end, the flits it sent, which @b received.
+ */
+static void print_json_peer(const struct box *b, double dt, bool cum)
+{
+	const struct box *peer = peer_box(b);
+	struct plan_counts pc;
+	struct plan_figures pf;
+
+	if (!peer)
+		return;
+	printf(", \"peer\": {\"socket\": %d, \"port\": %d}", peer->socket, peer->idx);
+	if (plan->end != PLAN_TX)
+		return;
+	own_figures(peer, dt, cum, &pc, &pf);
+	printf(", \"rx_data_flits\": %" PRIu64 ", \"rx_nondata_flits\": %" PRIu64,
+	       pc.data, pc.nondata);
+}
+
 static void print_json(double t, double dt, bool cum)
 {
 	const char *e = plan->end == PLAN_RX ? "rx" : "tx";
@@ -732,6 +835,7 @@ static void print_json(double t, double dt, bool cum)
 			       c.clk, e, c.data, e, c.nondata);
 			if (boxes[i].nr > BW_TX_DATA)
 				printf(", \"tx_data_flits\": %" PRIu64, c.tx_data);
+			print_json_peer(&boxes[i], dt, cum);
 			json_u64("rx_bytes", m.rx_known, m.rx_bytes);
 			json_u64("tx_bytes", m.tx_known, m.tx_bytes);
 			json_num("rx_bandwidth_bytes_per_s", m.rx_known, "%.3f", m.rx_bw);
@@ -847,9 +951,22 @@ static const struct family {
 	  "Times qpi_uncore found the link's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", R3QPI, M_FW, ANY_END, NULL },
 };
 
+/*
+ * A receive family where the plan counts at the sending end: its samples
+ * come from the far end's sending, for the ports the link map gives.
+ */
+static bool rx_from_peer(const struct family *f)
+{
+	return f->end == PLAN_RX && plan->end == PLAN_TX;
+}
+
 static bool family_has(const struct family *f, const struct box *b)
 {
-	if (f->kind != b->kind || (f->end != ANY_END && f->end != (int)plan->end))
+	if (f->kind != b->kind)
+		return false;
+	if (rx_from_peer(f))
+		return peer_box(b);
+	if (f->end != ANY_END && f->end != (int)plan->end)
 		return false;
 	if (f->what == M_FW)
 		return b->fw_fd >= 0;
@@ -886,6 +1003,7 @@ static void sample(struct sbuf *sb, const struct family *f,
 {
 	struct plan_counts c, cd;
 	struct plan_figures q = { }, qd = { };
+	const struct box *src = b;
 	uint64_t v = 0;
 
 	if (f->what == M_HEALTH || f->what == M_COUNTED) {
@@ -894,9 +1012,12 @@ static void sample(struct sbuf *sb, const struct family *f,
 	}
 	sb_printf(sb, "%s{socket=\"%d\",%s=\"%d\"} ", f->name, b->socket,
 		  b->kind == QPI ? "port" : "link", b->idx);
+	/* what the far end sent is what this port received */
+	if (b->kind == QPI && rx_from_peer(f))
+		src = peer_box(b);
 	if (b->kind == QPI) {
-		port_figures(b, dt, true, &c, &q);
-		port_figures(b, dt, false, &cd, &qd);
+		port_figures(src, dt, true, &c, &q);
+		port_figures(src, dt, false, &cd, &qd);
 	}
 	switch (f->what) {
 	case M_UTIL:
@@ -909,7 +1030,7 @@ static void sample(struct sbuf *sb, const struct family *f,
 		v = c.clk;
 		break;
 	case M_RX_BYTES:
-		v = q.rx_bytes;
+		v = src == b ? q.rx_bytes : q.tx_bytes;
 		break;
 	case M_TX_BYTES:
 		v = q.tx_bytes;
@@ -1483,7 +1604,7 @@ static void usage(FILE *f, int status)
 		"       qpistat [--json | --prometheus] -- command ...\n"
 		"       qpistat --listen [ADDR:]PORT [--user USER[:GROUP]]\n"
 		"       qpistat --textfile FILE [-I ms] [-c count]\n"
-		"       qpistat --check [--json] [--window ms]\n"
+		"       qpistat --check [--json] [--window ms] [--link-map MAP]\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
@@ -1494,8 +1615,43 @@ static void usage(FILE *f, int status)
 		"  --user USER[:GROUP] serve as USER (started as root: default 65534:65534)\n"
 		"  --textfile FILE     every -I ms, rewrite FILE for node_exporter's textfile\n"
 		"                      collector (counters since the start)\n"
+		"  --link-map S.P=T.Q,...|@FILE  which port is at the far end of which\n"
+		"                      (socket.port, each link once): per-port receive on\n"
+		"                      HSX/BDX, per-link --check on SNB-EP/IVB-EP\n"
 		"  -h, --help          this help\n");
 	exit(status);
+}
+
+/* --link-map SPEC or @FILE: its syntax, or exit 64 (66: FILE unreadable) */
+static void parse_link_map(const char *arg)
+{
+	char err[512];
+	int rc = linkmap_parse(arg, &link_map, err, sizeof(err));
+
+	if (rc) {
+		fprintf(stderr, "qpistat: %s\n", err);
+		exit(rc);
+	}
+	map = &link_map;
+}
+
+/* every port of the link map against the QPI ports opened, or exit 64 */
+static void check_link_map(void)
+{
+	static struct lm_end ports[sizeof(boxes) / sizeof(boxes[0])];
+	char err[512];
+	int i, n = 0, rc;
+
+	for (i = 0; i < nr_boxes; i++)
+		if (boxes[i].kind == QPI) {
+			ports[n].socket = boxes[i].socket;
+			ports[n++].port = boxes[i].idx;
+		}
+	rc = linkmap_check(map, ports, n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "qpistat: %s\n", err);
+		exit(rc);
+	}
 }
 
 /* a whole number from 1 to INT_MAX, or exit 2 naming the option */
@@ -1530,6 +1686,7 @@ int main(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "user", required_argument, NULL, 'u' },
 		{ "textfile", required_argument, NULL, 't' },
+		{ "link-map", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
@@ -1568,6 +1725,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			textfile = optarg;
+			break;
+		case 'm':
+			parse_link_map(optarg);
 			break;
 		case 'h':
 			usage(stdout, 0);
@@ -1623,6 +1783,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_BOXES; i++)
 		open_pmu(R3QPI, i);
 	read_speeds();
+	if (map)
+		check_link_map();
 	if (listen)
 		return listen_mode(lfd, where);
 	catch_signals();

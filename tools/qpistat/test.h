@@ -7,5 +7,6 @@ void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void test_server(void);
 void test_cli(void);
 int list_fds(const char *file);
+void test_linkmap(void);
 
 #endif

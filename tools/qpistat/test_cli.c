@@ -81,9 +81,21 @@ static void fake_cpuinfo(const char *vendor, int model)
 	put(FAKE_ROOT "/proc", "cpuinfo", text);
 }
 
+/* CPU @cpu on socket @socket, as qpistat_fake's sysfs shows it */
+static void fake_cpu(int cpu, int socket)
+{
+	char dir[256], id[16];
+
+	snprintf(dir, sizeof(dir), FAKE_ROOT "/sys/devices/system/cpu/cpu%d/topology", cpu);
+	snprintf(id, sizeof(id), "%d\n", socket);
+	mkdirs(dir);
+	put(dir, "physical_package_id", id);
+}
+
 /* one QPI port and one R3QPI link, on CPU 0 */
 static void fake_sysfs(void)
 {
+	fake_cpu(0, 0);
 	mkdirs(FAKE_SYSFS);
 	mkdir(FAKE_SYSFS "/uncore_qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0", 0755);
@@ -97,6 +109,20 @@ static void fake_sysfs(void)
 	    "event=0x34,umask=0x8\n");
 	/* qpistat_fake's /proc/cpuinfo: IVB-EP, a plan that counts Rx */
 	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
+}
+
+/* rm of a fake PMU directory: its files, then it */
+static void sh_rm(const char *dir)
+{
+	static const char *const files[] = { "type", "cpumask", "fake_counts" };
+	char path[512];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
 }
 
 static void slurp(const char *path, char *buf, size_t len)
@@ -866,6 +892,138 @@ static void plans_by_cpu(void)
 	   "cli: IVB-EP --prometheus: Rx families; no health (no counter left)");
 }
 
+/* the HSX ring of the link map cases: each port's peer */
+static const char ring[] = "0.0=1.0,1.1=2.1,2.0=3.0,3.1=0.1,0.2=2.2,1.2=3.2";
+
+/* @out has every string of @want; says which it lacks */
+static bool has_all(const char *out, const char *const *want, int n)
+{
+	bool good = true;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strstr(out, want[i])) {
+			printf("# no '%s'\n", want[i]);
+			good = false;
+		}
+	return good;
+}
+
+/*
+ * 4 sockets of HSX, 3 QPI ports each, whose Tx counts are fake_counts:
+ * socket s port p sent 1000 (s + 1) + 100 p data flits and 10 (s + 1) + p
+ * non-data flits in 1000 cycles.  With the link map every port receives
+ * exactly what its peer sent; a port left out of it, and its socket (of
+ * 4), stay unknown.  A map naming a socket or port sysfs does not show
+ * exits 64 before counting, in --check too.
+ */
+static void link_map_hsx4(void)
+{
+	static const char *const json[] = {
+		/* socket 0 port 0 received what socket 1 port 0 sent */
+		"\"clockticks\": 1000, \"tx_data_flits\": 1000, \"tx_nondata_flits\": 10, \"peer\": {\"socket\": 1, \"port\": 0}, \"rx_data_flits\": 2000, \"rx_nondata_flits\": 20, \"rx_bytes\": 16000, \"tx_bytes\": 8000",
+		"\"clockticks\": 1000, \"tx_data_flits\": 2000, \"tx_nondata_flits\": 20, \"peer\": {\"socket\": 0, \"port\": 0}, \"rx_data_flits\": 1000, \"rx_nondata_flits\": 10, \"rx_bytes\": 8000, \"tx_bytes\": 16000",
+		"\"clockticks\": 1000, \"tx_data_flits\": 1200, \"tx_nondata_flits\": 12, \"peer\": {\"socket\": 2, \"port\": 2}, \"rx_data_flits\": 3200, \"rx_nondata_flits\": 32, \"rx_bytes\": 25600, \"tx_bytes\": 9600",
+		"\"clockticks\": 1000, \"tx_data_flits\": 4100, \"tx_nondata_flits\": 41, \"peer\": {\"socket\": 0, \"port\": 1}, \"rx_data_flits\": 1100, \"rx_nondata_flits\": 11, \"rx_bytes\": 8800, \"tx_bytes\": 32800",
+		"\"clockticks\": 1000, \"tx_data_flits\": 4200, \"tx_nondata_flits\": 42, \"peer\": {\"socket\": 1, \"port\": 2}, \"rx_data_flits\": 2200, \"rx_nondata_flits\": 22, \"rx_bytes\": 17600, \"tx_bytes\": 33600",
+	};
+	static const char *const prom[] = {
+		"\nqpi_rx_bytes_total{socket=\"0\",port=\"0\"} 16000\n",
+		"\nqpi_rx_bytes_total{socket=\"2\",port=\"1\"} 16800\n",
+		"\nqpi_rx_bytes_total{socket=\"3\",port=\"2\"} 17600\n",
+		"\nqpi_rx_flits_total{socket=\"0\",port=\"0\"} 2020\n",
+		"\nqpi_rx_flits_total{socket=\"1\",port=\"2\"} 4242\n",
+		"\nqpi_rx_utilization_ratio{socket=\"0\",port=\"0\"} ",
+		"\nqpi_rx_protocol_overhead_ratio{socket=\"0\",port=\"0\"} ",
+		"\nqpi_tx_bytes_total{socket=\"3\",port=\"1\"} 32800\n",
+		"\nqpi_tx_flits_total{socket=\"3\",port=\"1\"} 4141\n",
+	};
+	char dir[256], text[256], listen[32];
+	struct result r;
+	int s, p;
+	bool good;
+
+	for (s = 1; s < 4; s++)
+		fake_cpu(s, s);
+	for (p = 0; p < 3; p++) {
+		snprintf(dir, sizeof(dir), FAKE_SYSFS "/uncore_qpi_%d", p);
+		mkdir(dir, 0755);
+		put(dir, "type", "1\n");
+		put(dir, "cpumask", "0-3\n");
+		text[0] = 0;
+		for (s = 0; s < 4; s++)
+			snprintf(text + strlen(text), sizeof(text) - strlen(text),
+				 "%d 1000 %d %d\n", s, 1000 * (s + 1) + 100 * p, 10 * (s + 1) + p);
+		put(dir, "fake_counts", text);
+	}
+	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
+
+	run(&r, OUT_FILE, ARGV("--json", "--link-map", ring, "--", "true"));
+	good = r.status == 0 && has_all(r.out, json, sizeof(json) / sizeof(json[0]));
+	/* every port mapped: each socket's receive is known, 4 sockets or not */
+	good &= !strstr(r.out, "\"rx_bytes\": null") &&
+		!strstr(r.out, "\"rx_bandwidth_bytes_per_s\": null");
+	ok(good, "cli: HSX, 4 sockets, --link-map: each port receives its peer's flits exactly (%d)",
+	   r.status);
+	if (!good)
+		diag("stdout:", r.out);
+	run(&r, OUT_FILE, ARGV("--prometheus", "--link-map", ring, "--", "true"));
+	good = r.status == 0 && has_all(r.out, prom, sizeof(prom) / sizeof(prom[0]));
+	ok(good, "cli: HSX, 4 sockets, --link-map: qpi_rx_* series from the far end's Tx");
+
+	/* without 1.2=3.2: those two ports, and sockets 1 and 3, unknown */
+	run(&r, OUT_FILE, ARGV("--json", "--link-map", "0.0=1.0,1.1=2.1,2.0=3.0,3.1=0.1,0.2=2.2",
+			       "--", "true"));
+	good = r.status == 0 &&
+	       strstr(r.out, "\"clockticks\": 1000, \"tx_data_flits\": 2200, \"tx_nondata_flits\": 22, \"rx_bytes\": null") &&
+	       strstr(r.out, "\"clockticks\": 1000, \"tx_data_flits\": 4200, \"tx_nondata_flits\": 42, \"rx_bytes\": null");
+	for (s = 0; s < 4; s++) {
+		char sock[64], *at = strstr(r.out, (snprintf(sock, sizeof(sock), "{\"socket\": %d, \"ports\"", s), sock));
+		char *end = at ? strstr(at, "], \"rx_bandwidth_bytes_per_s\": ") : NULL;
+
+		good &= end && !strncmp(end + 31, "null", 4) == (s == 1 || s == 3);
+	}
+	ok(good, "cli: HSX, 4 sockets, a port left out of the map: it and its socket receive unknown");
+	if (!good)
+		diag("stdout:", r.out);
+	run(&r, OUT_FILE, ARGV("--prometheus", "--link-map", "0.0=1.0", "--", "true"));
+	ok(r.status == 0 && strstr(r.out, "\nqpi_rx_bytes_total{socket=\"1\",port=\"0\"} 8000\n") &&
+	   !strstr(r.out, "qpi_rx_bytes_total{socket=\"0\",port=\"1\"}"),
+	   "cli: HSX --prometheus: qpi_rx_* only for the ports of the map");
+	run(&r, OUT_FILE, ARGV("--json", "--", "true"));
+	ok(r.status == 0 && !strstr(r.out, "rx_data_flits") && !strstr(r.out, "\"peer\"") &&
+	   strstr(r.out, "], \"rx_bandwidth_bytes_per_s\": null, \"tx_bandwidth_bytes_per_s\": "),
+	   "cli: HSX, 4 sockets, no map: receive unknown, as before");
+
+	expect("--link-map with a socket sysfs does not show", OUT_FILE,
+	       ARGV("--link-map", "0.0=1.0,0.1=5.0", "-c", "1"), 64,
+	       "qpistat: --link-map: entry 2 '0.1=5.0': no socket 5 with QPI ports (sockets: 0, 1, 2, 3)\n");
+	snprintf(listen, sizeof(listen), "127.0.0.1:%d", free_port(AF_INET));
+	expect("--listen --link-map with a port sysfs does not show", OUT_FILE,
+	       ARGV("--link-map", "0.0=1.0,2.3=3.2", "--listen", listen), 64,
+	       "qpistat: --link-map: entry 2 '2.3=3.2': socket 2 has no QPI port 3 (its ports: 0, 1, 2)\n");
+	expect("--link-map self-link", OUT_FILE, ARGV("--link-map", "1.1=1.1", "-c", "1"), 64,
+	       "qpistat: --link-map: entry 1 '1.1=1.1': both ends on socket 1; a QPI link joins two sockets\n");
+	expect("--link-map port twice", OUT_FILE, ARGV("--link-map", "0.0=1.0,2.0=1.0", "-c", "1"), 64,
+	       "qpistat: --link-map: entry 2 '2.0=1.0': port 1.0 is in entry 1 '0.0=1.0' already; a port is on one link\n");
+	expect("--link-map @missing", OUT_FILE, ARGV("--link-map", "@/nonexistent/map", "-c", "1"), 66,
+	       "qpistat: --link-map @/nonexistent/map: cannot read it: No such file or directory\n");
+	expect("--check --link-map with a socket sysfs does not show", OUT_FILE,
+	       ARGV("--check", "--link-map", "0.0=1.0,3.2=7.0"), 64,
+	       "qpistat: --link-map: entry 2 '3.2=7.0': no socket 7 with QPI ports (sockets: 0, 1, 2, 3)\n");
+	expect("--check --link-map syntax", OUT_FILE, ARGV("--check", "--link-map", "0:0=1:0"), 64,
+	       "qpistat: --link-map: entry 1 '0:0=1:0': want SOCKET.PORT=SOCKET.PORT, whole numbers\n");
+
+	/* back to one port on CPU 0 (socket 0) */
+	put(FAKE_SYSFS "/uncore_qpi_0", "cpumask", "0\n");
+	unlink(FAKE_SYSFS "/uncore_qpi_0/fake_counts");
+	for (p = 1; p < 3; p++) {
+		snprintf(dir, sizeof(dir), FAKE_SYSFS "/uncore_qpi_%d", p);
+		sh_rm(dir);
+	}
+	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
+}
+
 /*
  * PMUs that go away (unregistered, or registered again under the name by
  * another driver) end the exporter with 69, for systemd to restart it,
@@ -931,5 +1089,6 @@ void test_cli(void)
 	no_orphan();
 	permission();
 	no_qpi_cpu();
+	link_map_hsx4();
 	pmus_vanish();
 }

@@ -5,7 +5,8 @@
  *    of Intel's table for it (tools/events/events-<table>.csv), and the
  *    driver's sysfs aliases (drivers/qpi_uncore/qpi_uncore_events.h) have
  *    it too;
- *  - the formulas, with exact figures.
+ *  - the formulas, with exact figures;
+ *  - the link map parser (test_linkmap.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "plan.h"
+#include "test.h"
 
 #ifndef SRC_ROOT
 #define SRC_ROOT "../.."
@@ -21,9 +23,7 @@
 
 static int nr_tests, failed;
 
-static void ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
+void ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -230,6 +230,24 @@ static void test_formulas(void)
 	   fabs(f.overhead - 1500.0 / 9500) < 1e-12,
 	   "Tx plan: tx %llu B, rx unknown, util %.6f",
 	   (unsigned long long)f.tx_bytes, f.util);
+	/* the far end sent 64000 B in 2 s: this port received them */
+	{
+		struct plan_figures peer = f, g;
+		struct plan_counts z = { .clk = 4750 };
+
+		plan_figures(plan_for_model(63), &z, 2.0, &g);
+		plan_rx_from_peer(plan_for_model(63), &peer, &g);
+		ok(g.rx_known && g.rx_bytes == 64000 && g.rx_bw == 32000 &&
+		   g.tx_bytes == 0 && g.util == 0,
+		   "Tx plan, the link map: receive is the far end's send, %llu B, %.0f B/s",
+		   (unsigned long long)g.rx_bytes, g.rx_bw);
+		plan_figures(plan_for_model(62), &c, 2.0, &g);
+		peer.tx_bytes = 7;
+		peer.tx_bw = 3.5;
+		plan_rx_from_peer(plan_for_model(62), &peer, &g);
+		ok(g.rx_bytes == 64000 && g.tx_bytes == 800 && g.rx_bw == 32000,
+		   "Rx plan, the link map: receive stays what the port counted");
+	}
 	c.clk = 0;
 	plan_figures(plan_for_model(63), &c, 0, &f);
 	ok(f.tx_bw == 0 && f.util == 0 && f.flit_rate == 0,
@@ -253,6 +271,7 @@ int main(void)
 	test_fallback();
 	test_rows();
 	test_formulas();
+	test_linkmap();
 	printf("1..%d\n", nr_tests);
 	return failed;
 }
