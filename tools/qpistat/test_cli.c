@@ -137,6 +137,8 @@ static void slurp(const char *path, char *buf, size_t len)
 
 /* the uid (and gid) spawn() runs qpistat_fake as; 0: ours */
 static uid_t spawn_uid;
+/* a stop signal spawn() gives qpistat_fake ignored, as nohup does; 0: none */
+static int spawn_ignore;
 
 /* qpistat_fake ARGV... in the background, stdout per @outmode */
 static void spawn(struct proc *p, int outmode, const char *const *argv)
@@ -162,6 +164,18 @@ static void spawn(struct proc *p, int outmode, const char *const *argv)
 			close(1);
 		/* nothing else open: what the command gets is qpistat's */
 		closefrom(3);
+		/*
+		 * The stop signals as a shell's foreground job gets them,
+		 * whatever this test was started with: under nohup (or as a
+		 * shell's background job) SIGHUP (SIGINT, SIGQUIT) comes
+		 * ignored, and qpistat rightly leaves it so.
+		 */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (spawn_ignore)
+			signal(spawn_ignore, SIG_IGN);
 		if (spawn_uid && (setgroups(0, NULL) || setresgid(spawn_uid, spawn_uid, spawn_uid) ||
 				  setresuid(spawn_uid, spawn_uid, spawn_uid)))
 			_exit(125);
@@ -673,6 +687,19 @@ static void textfile(void)
 	       "qpistat: --textfile '/tmp/.prom': want a name ending in .prom, the only files node_exporter reads\n");
 }
 
+/* 1 if the "SigIgn:" line in @file has signal @sig, 0 if not, -1: no line */
+static int sig_ignored(const char *file, int sig)
+{
+	char buf[4096], *l;
+	unsigned long long mask;
+
+	slurp(file, buf, sizeof(buf));
+	l = strstr(buf, "SigIgn:");
+	if (!l || sscanf(l + 7, "%llx", &mask) != 1)
+		return -1;
+	return !!(mask & (1ULL << (sig - 1)));
+}
+
 /*
  * SIGINT, SIGHUP and SIGQUIT sent to qpistat alone (as kill(1) does) are
  * passed on like SIGTERM: the command ends, the counts are printed.
@@ -680,11 +707,11 @@ static void textfile(void)
 static void forward_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGHUP, SIGQUIT };
-	char ready[] = "/tmp/test_qpistat_ready.XXXXXX", script[256];
+	char ready[] = "/tmp/test_qpistat_ready.XXXXXX", script[256], path[64];
 	struct result r;
 	struct proc p;
 	unsigned int k;
-	int fd, i;
+	int fd, i, qign, cign;
 
 	fd = mkstemp(ready);
 	close(fd);
@@ -702,6 +729,30 @@ static void forward_signals(void)
 		if (r.err[0])
 			diag("stderr:", r.err);
 	}
+
+	/*
+	 * Started with SIGHUP ignored (nohup), qpistat leaves it ignored and
+	 * so does its command: both show it in SigIgn (the command writes its
+	 * own into the ready file), and TERM still ends them.
+	 */
+	unlink(ready);
+	snprintf(script, sizeof(script),
+		 "ulimit -c 0; grep SigIgn /proc/self/status > %s.t; mv %s.t %s; exec sleep 60",
+		 ready, ready, ready);
+	spawn_ignore = SIGHUP;
+	spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
+	spawn_ignore = 0;
+	for (i = 0; i < 2000 && access(ready, F_OK); i++)
+		usleep(10000);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)p.pid);
+	qign = sig_ignored(path, SIGHUP);
+	cign = sig_ignored(ready, SIGHUP);
+	kill(p.pid, SIGTERM);
+	finish(&p, 20, &r);
+	ok(qign == 1 && cign == 1 && r.status == 128 + SIGTERM && strstr(r.out, "rx MB/s") &&
+	   !r.err[0],
+	   "cli: started under nohup, qpistat and its command keep SIGHUP ignored (%d, %d); TERM ends them, 128 + %d (%d)",
+	   qign, cign, SIGTERM, r.status);
 	unlink(ready);
 }
 
