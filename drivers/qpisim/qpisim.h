@@ -31,7 +31,7 @@ struct qpisim {
 /*
  * The files, each using only the ones listed after it: main (module init,
  * buses), debugfs (the test interface), bus (config cycles, hot removal),
- * then the pure model of qpisim_model.h: traffic, model, platform.
+ * then the pure model of qpisim_model.h: traffic, model, links, platform.
  */
 
 /* qpisim_debugfs.c */

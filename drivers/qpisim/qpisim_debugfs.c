@@ -128,6 +128,69 @@ static const struct file_operations log_fops = {
 	.release = single_release,
 };
 
+/* ---- link map ---- */
+
+/* Enough for every link of QSIM_MAX_SOCKETS sockets, "S.P T.Q\n" each. */
+#define QPISIM_LINKS_TEXT	(QSIM_MAX_SOCKETS * QSIM_MAX_PORTS * 8 + 1)
+
+static int links_show(struct seq_file *m, void *unused)
+{
+	struct qpisim *qs = m->private;
+	char text[QPISIM_LINKS_TEXT];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qsim_links_show(&qs->model, text, sizeof(text));
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	seq_puts(m, text);
+	return 0;
+}
+
+static int links_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, links_show, inode->i_private);
+}
+
+/*
+ * "S.P T.Q", "S.P none" or "clear", one a line; the whole write applies
+ * or, on the first bad line, nothing of it.
+ */
+static ssize_t links_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct qpisim *qs = ((struct seq_file *)file->private_data)->private;
+	char err[QSIM_ERR_LEN];
+	unsigned long flags;
+	char *buf;
+	int ret;
+
+	if (count >= QPISIM_INJECT_MAX)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	/* traffic at a rate so far arrived over the old links */
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	ret = qsim_links_write(&qs->model, buf, err, sizeof(err));
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	kfree(buf);
+	if (ret) {
+		pr_warn_ratelimited("%s\n", err);
+		return -EINVAL;
+	}
+	return count;
+}
+
+static const struct file_operations links_fops = {
+	.owner = THIS_MODULE,
+	.open = links_open,
+	.read = seq_read,
+	.write = links_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 /* ---- per-socket knobs ---- */
 
 static int sock_ubox_status_get(void *data, u64 *val)
@@ -270,20 +333,33 @@ static int foreign_ctl_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(foreign_ctl_fops, foreign_ctl_get, foreign_ctl_set,
 			 "0x%llx\n");
 
-static int rx_count_pct_set(void *data, u64 val)
+/*
+ * Percentage knobs of a QPI port: the box is brought up to now first, as
+ * they change what the traffic still to arrive counts.
+ */
+static int pct_set(struct qsim_fn *fn, const char *name, u32 *knob,
+		   u64 val, u64 max)
 {
-	struct qsim_fn *fn = data;
 	struct qpisim *qs = qs_of(fn);
 	unsigned long flags;
 
-	/* up to twice what arrived: enough to play any miscount */
-	if (val > 200)
+	if (val > max) {
+		pr_warn_ratelimited("%s: %llu is above %llu\n", name, val, max);
 		return -EINVAL;
+	}
 	raw_spin_lock_irqsave(&qs->lock, flags);
 	qpisim_advance(qs);
-	fn->box->rx_count_pct = val;
+	*knob = val;
 	raw_spin_unlock_irqrestore(&qs->lock, flags);
 	return 0;
+}
+
+/* up to twice what arrived: enough to play any miscount */
+static int rx_count_pct_set(void *data, u64 val)
+{
+	struct qsim_fn *fn = data;
+
+	return pct_set(fn, "rx_count_pct", &fn->box->rx_count_pct, val, 200);
 }
 
 static int rx_count_pct_get(void *data, u64 *val)
@@ -293,6 +369,58 @@ static int rx_count_pct_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(rx_count_pct_fops, rx_count_pct_get,
 			 rx_count_pct_set, "%llu\n");
+
+/* Residency knobs: a share of the port's clockticks, 0..100. */
+static int res_set(void *data, const char *name, enum qsim_residency k,
+		   u64 val)
+{
+	struct qsim_fn *fn = data;
+
+	return pct_set(fn, name, &fn->box->res_pct[k], val, QSIM_MAX_PCT);
+}
+
+static u64 res_get(void *data, enum qsim_residency k)
+{
+	return READ_ONCE(((struct qsim_fn *)data)->box->res_pct[k]);
+}
+
+static int l0p_tx_pct_set(void *data, u64 val)
+{
+	return res_set(data, "l0p_tx_pct", QSIM_RES_L0P_TX, val);
+}
+
+static int l0p_tx_pct_get(void *data, u64 *val)
+{
+	*val = res_get(data, QSIM_RES_L0P_TX);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(l0p_tx_pct_fops, l0p_tx_pct_get, l0p_tx_pct_set,
+			 "%llu\n");
+
+static int l0p_rx_pct_set(void *data, u64 val)
+{
+	return res_set(data, "l0p_rx_pct", QSIM_RES_L0P_RX, val);
+}
+
+static int l0p_rx_pct_get(void *data, u64 *val)
+{
+	*val = res_get(data, QSIM_RES_L0P_RX);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(l0p_rx_pct_fops, l0p_rx_pct_get, l0p_rx_pct_set,
+			 "%llu\n");
+
+static int l1_pct_set(void *data, u64 val)
+{
+	return res_set(data, "l1_pct", QSIM_RES_L1, val);
+}
+
+static int l1_pct_get(void *data, u64 *val)
+{
+	*val = res_get(data, QSIM_RES_L1);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(l1_pct_fops, l1_pct_get, l1_pct_set, "%llu\n");
 
 static int fn_present_get(void *data, u64 *val)
 {
@@ -498,9 +626,16 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 		debugfs_create_file_unsafe("foreign_ctl", 0644, dir, fn,
 					   &foreign_ctl_fops);
 	}
-	if (fn->kind == QSIM_FN_QPI_PMON)
+	if (fn->kind == QSIM_FN_QPI_PMON) {
 		debugfs_create_file_unsafe("rx_count_pct", 0644, dir, fn,
 					   &rx_count_pct_fops);
+		debugfs_create_file_unsafe("l0p_tx_pct", 0644, dir, fn,
+					   &l0p_tx_pct_fops);
+		debugfs_create_file_unsafe("l0p_rx_pct", 0644, dir, fn,
+					   &l0p_rx_pct_fops);
+		debugfs_create_file_unsafe("l1_pct", 0644, dir, fn,
+					   &l1_pct_fops);
+	}
 	if (fn->kind == QSIM_FN_QPI_MISC)
 		debugfs_create_file_unsafe("link_down", 0644, dir, fn,
 					   &link_down_fops);
@@ -528,6 +663,7 @@ int qpisim_debugfs_init(struct qpisim *qs)
 	debugfs_create_file("platform", 0444, root, qs, &platform_fops);
 	debugfs_create_file("inject", 0200, root, qs, &inject_fops);
 	debugfs_create_file("log", 0644, root, qs, &log_fops);
+	debugfs_create_file("links", 0644, root, qs, &links_fops);
 	debugfs_create_u32("fast_count", 0644, root, &qs->model.fast_count);
 	debugfs_create_file_unsafe("link_clock", 0644, root, qs,
 				   &link_clock_fops);

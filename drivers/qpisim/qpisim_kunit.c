@@ -11,6 +11,7 @@
  * context, under KASAN and UBSAN.
  */
 #include "qpisim_model.c"
+#include "qpisim_links.c"
 
 static void qsim_kunit_eval(struct kunit *test)
 {
