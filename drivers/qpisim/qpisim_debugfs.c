@@ -27,6 +27,14 @@ static struct qpisim *qs_of_sock(struct qsim_socket *sock)
 
 /* ---- inject ---- */
 
+/* A command file's write, NUL-terminated; at most QPISIM_INJECT_MAX - 1. */
+static char *dup_command(const char __user *ubuf, size_t count)
+{
+	if (count >= QPISIM_INJECT_MAX)
+		return ERR_PTR(-E2BIG);
+	return memdup_user_nul(ubuf, count);
+}
+
 static ssize_t inject_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
@@ -36,9 +44,7 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 	char *buf, *line, *next;
 	int ret = 0;
 
-	if (count >= QPISIM_INJECT_MAX)
-		return -E2BIG;
-	buf = memdup_user_nul(ubuf, count);
+	buf = dup_command(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 
@@ -164,9 +170,7 @@ static ssize_t links_write(struct file *file, const char __user *ubuf,
 	char *buf;
 	int ret;
 
-	if (count >= QPISIM_INJECT_MAX)
-		return -E2BIG;
-	buf = memdup_user_nul(ubuf, count);
+	buf = dup_command(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	/* traffic at a rate so far arrived over the old links */
@@ -371,56 +375,28 @@ DEFINE_DEBUGFS_ATTRIBUTE(rx_count_pct_fops, rx_count_pct_get,
 			 rx_count_pct_set, "%llu\n");
 
 /* Residency knobs: a share of the port's clockticks, 0..100. */
-static int res_set(void *data, const char *name, enum qsim_residency k,
-		   u64 val)
-{
-	struct qsim_fn *fn = data;
+static const char *const res_knob_names[QSIM_NR_RES] = {
+	[QSIM_RES_L0P_TX] = "l0p_tx_pct",
+	[QSIM_RES_L0P_RX] = "l0p_rx_pct",
+	[QSIM_RES_L1] = "l1_pct",
+};
 
-	return pct_set(fn, name, &fn->box->res_pct[k], val, QSIM_MAX_PCT);
+static int res_knob_set(void *data, u64 val)
+{
+	struct qpisim_res_knob *knob = data;
+
+	return pct_set(knob->fn, res_knob_names[knob->k],
+		       &knob->fn->box->res_pct[knob->k], val, QSIM_MAX_PCT);
 }
 
-static u64 res_get(void *data, enum qsim_residency k)
+static int res_knob_get(void *data, u64 *val)
 {
-	return READ_ONCE(((struct qsim_fn *)data)->box->res_pct[k]);
-}
+	struct qpisim_res_knob *knob = data;
 
-static int l0p_tx_pct_set(void *data, u64 val)
-{
-	return res_set(data, "l0p_tx_pct", QSIM_RES_L0P_TX, val);
-}
-
-static int l0p_tx_pct_get(void *data, u64 *val)
-{
-	*val = res_get(data, QSIM_RES_L0P_TX);
+	*val = READ_ONCE(knob->fn->box->res_pct[knob->k]);
 	return 0;
 }
-DEFINE_DEBUGFS_ATTRIBUTE(l0p_tx_pct_fops, l0p_tx_pct_get, l0p_tx_pct_set,
-			 "%llu\n");
-
-static int l0p_rx_pct_set(void *data, u64 val)
-{
-	return res_set(data, "l0p_rx_pct", QSIM_RES_L0P_RX, val);
-}
-
-static int l0p_rx_pct_get(void *data, u64 *val)
-{
-	*val = res_get(data, QSIM_RES_L0P_RX);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(l0p_rx_pct_fops, l0p_rx_pct_get, l0p_rx_pct_set,
-			 "%llu\n");
-
-static int l1_pct_set(void *data, u64 val)
-{
-	return res_set(data, "l1_pct", QSIM_RES_L1, val);
-}
-
-static int l1_pct_get(void *data, u64 *val)
-{
-	*val = res_get(data, QSIM_RES_L1);
-	return 0;
-}
-DEFINE_DEBUGFS_ATTRIBUTE(l1_pct_fops, l1_pct_get, l1_pct_set, "%llu\n");
+DEFINE_DEBUGFS_ATTRIBUTE(res_knob_fops, res_knob_get, res_knob_set, "%llu\n");
 
 static int fn_present_get(void *data, u64 *val)
 {
@@ -600,6 +576,7 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 {
 	struct dentry *dir;
 	char name[16];
+	int k;
 
 	fn_dir_name(fn, name, sizeof(name));
 	dir = debugfs_create_dir(name, parent);
@@ -629,12 +606,15 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 	if (fn->kind == QSIM_FN_QPI_PMON) {
 		debugfs_create_file_unsafe("rx_count_pct", 0644, dir, fn,
 					   &rx_count_pct_fops);
-		debugfs_create_file_unsafe("l0p_tx_pct", 0644, dir, fn,
-					   &l0p_tx_pct_fops);
-		debugfs_create_file_unsafe("l0p_rx_pct", 0644, dir, fn,
-					   &l0p_rx_pct_fops);
-		debugfs_create_file_unsafe("l1_pct", 0644, dir, fn,
-					   &l1_pct_fops);
+		for (k = 0; k < QSIM_NR_RES; k++) {
+			struct qpisim_res_knob *knob =
+				&qs_of(fn)->res_knob[fn->sock->id][fn->idx][k];
+
+			knob->fn = fn;
+			knob->k = k;
+			debugfs_create_file_unsafe(res_knob_names[k], 0644, dir,
+						   knob, &res_knob_fops);
+		}
 	}
 	if (fn->kind == QSIM_FN_QPI_MISC)
 		debugfs_create_file_unsafe("link_down", 0644, dir, fn,

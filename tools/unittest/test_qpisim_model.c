@@ -873,28 +873,35 @@ static int links(const char *cmd)
 /* The default wiring of each board size (Documentation/qpisim.rst). */
 static void test_links_default(void)
 {
-	setup("snbep", 1, 2, 2);
-	EXPECT_TRUE(links_are(""));
-	setup("snbep", 2, 2, 2);
-	EXPECT_TRUE(links_are("0.0 1.0\n0.1 1.1\n"));
-	setup("hswep", 2, 3, 3);
-	EXPECT_TRUE(links_are("0.0 1.0\n0.1 1.1\n0.2 1.2\n"));
-	/* 4 sockets of 2 ports: a ring, port 0 to the next socket's port 1 */
-	setup("snbep", 4, 2, 2);
-	EXPECT_TRUE(links_are("0.0 1.1\n0.1 3.0\n1.0 2.1\n2.0 3.1\n"));
-	/* a full mesh where it fits: 3 sockets of 2 ports, 4 of 3 */
-	setup("snbep", 3, 2, 2);
-	EXPECT_TRUE(links_are("0.0 1.1\n0.1 2.0\n1.0 2.1\n"));
-	setup("hswep", 4, 3, 3);
-	EXPECT_TRUE(links_are("0.0 1.2\n0.1 2.1\n0.2 3.0\n1.0 2.2\n1.1 3.1\n2.0 3.2\n"));
-	setup("bdx", 3, 3, 3);
-	EXPECT_TRUE(links_are("0.0 1.1\n0.1 2.0\n1.0 2.1\n"));
-	/* 8 sockets of 3 ports: the ring and a link across on port 2 */
-	setup("ivbep", 8, 3, 3);
-	EXPECT_TRUE(links_are("0.0 1.1\n0.1 7.0\n0.2 4.2\n1.0 2.1\n1.2 5.2\n2.0 3.1\n2.2 6.2\n3.0 4.1\n3.2 7.2\n4.0 5.1\n5.0 6.1\n6.0 7.1\n"));
-	/* one port: pairs; the odd socket out has no link */
-	setup("snbep", 5, 1, 1);
-	EXPECT_TRUE(links_are("0.0 1.0\n2.0 3.0\n"));
+	static const struct {
+		const char *plat;
+		int sockets, ports;
+		const char *links;
+	} boards[] = {
+		{ "snbep", 1, 2, "" },
+		{ "snbep", 2, 2, "0.0 1.0\n0.1 1.1\n" },
+		{ "hswep", 2, 3, "0.0 1.0\n0.1 1.1\n0.2 1.2\n" },
+		/* a ring, port 0 to the next socket's port 1 */
+		{ "snbep", 4, 2, "0.0 1.1\n0.1 3.0\n1.0 2.1\n2.0 3.1\n" },
+		/* a full mesh where it fits: 3 sockets of 2 ports, 4 of 3 */
+		{ "snbep", 3, 2, "0.0 1.1\n0.1 2.0\n1.0 2.1\n" },
+		{ "hswep", 4, 3,
+		  "0.0 1.2\n0.1 2.1\n0.2 3.0\n1.0 2.2\n1.1 3.1\n2.0 3.2\n" },
+		{ "bdx", 3, 3, "0.0 1.1\n0.1 2.0\n1.0 2.1\n" },
+		/* 8 sockets of 3 ports: the ring and a link across on port 2 */
+		{ "ivbep", 8, 3,
+		  "0.0 1.1\n0.1 7.0\n0.2 4.2\n1.0 2.1\n1.2 5.2\n2.0 3.1\n"
+		  "2.2 6.2\n3.0 4.1\n3.2 7.2\n4.0 5.1\n5.0 6.1\n6.0 7.1\n" },
+		/* one port: pairs; the odd socket out has no link */
+		{ "snbep", 5, 1, "0.0 1.0\n2.0 3.0\n" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(boards); i++) {
+		setup(boards[i].plat, boards[i].sockets, boards[i].ports,
+		      boards[i].ports);
+		EXPECT_TRUE(links_are(boards[i].links));
+	}
 }
 
 static void test_links_write(void)
