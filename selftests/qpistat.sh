@@ -24,8 +24,9 @@ qpiu_unload
 expect_ok "load qpisim" qsim ivbep sockets=2 qpi_rate=7
 expect_ok "load qpi_uncore" qpiu_load
 
-TRAFFIC="echo 'packet socket=0 port=0 dir=rx mc=drs count=1000' > $DBG/inject
-echo 'packet socket=0 port=0 dir=rx mc=hom_req count=500' > $DBG/inject
+# socket 1 port 0 sends 1000 DRS to socket 0 port 0 (qpisim's default
+# link map), which also receives 500 HOM from nowhere in particular
+TRAFFIC="echo 'packet socket=0 port=0 dir=rx mc=hom_req count=500' > $DBG/inject
 echo 'packet socket=1 port=0 dir=tx mc=drs count=1000' > $DBG/inject
 echo 'event socket=0 box=r3qpi0 event=0x34 umask=0x8 count=50 cycles=1000' > $DBG/inject
 echo 'event socket=0 box=r3qpi0 event=0x37 umask=0x1 count=20' > $DBG/inject"

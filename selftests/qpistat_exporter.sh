@@ -19,7 +19,7 @@ QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
 SETPRIV=/usr/libexec/qpivm/setpriv
 RX_RATE=2000		# DRS packets (64 data bytes) a second, in on s0 p0
-TX_RATE=1000		# and out on s1 p0
+TX_RATE=1000		# and out on s1 p0, the far end of s0 p0's link
 SECS=20
 NODE_EXPORTER=/tools/bin/prometheus-node-exporter
 TEXTFILE_DIR=/tmp/textfile
@@ -194,7 +194,9 @@ steady()
 	while [ "$el" -lt $((SECS * 100)) ]; do
 		el=$(($(uptime_cs) - t0))
 		[ "$el" -le $((SECS * 100)) ] || el=$((SECS * 100))
-		n=$((RX_RATE * el / 100 - rx))
+		# what s1 p0 sends arrives at s0 p0 (qpisim's link map):
+		# the rest of RX_RATE is injected as received
+		n=$(((RX_RATE - TX_RATE) * el / 100 - rx))
 		[ "$n" -le 0 ] || inject "packet socket=0 port=0 dir=rx mc=drs count=$n"
 		rx=$((rx + n))
 		n=$((TX_RATE * el / 100 - tx))
@@ -202,7 +204,7 @@ steady()
 		tx=$((tx + n))
 		sleep 0.1
 	done
-	echo "# injected $rx DRS in and $tx out in $SECS s"
+	echo "# injected $((rx + tx)) DRS in and $tx out in $SECS s"
 }
 
 t_begin "traffic_on_request"

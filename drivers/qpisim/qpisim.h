@@ -12,6 +12,12 @@
 
 #include "qpisim_model.h"
 
+/* What a residency knob's debugfs file changes: state @k of @fn's port. */
+struct qpisim_res_knob {
+	struct qsim_fn *fn;
+	enum qsim_residency k;
+};
+
 struct qpisim {
 	/*
 	 * Config cycles reach us with interrupts off and no PCI lock held
@@ -26,12 +32,14 @@ struct qpisim {
 	struct resource busn[QSIM_MAX_SOCKETS];
 	struct pci_bus *bus[QSIM_MAX_SOCKETS];
 	struct dentry *debugfs;
+	struct qpisim_res_knob res_knob[QSIM_MAX_SOCKETS][QSIM_MAX_PORTS]
+				       [QSIM_NR_RES];
 };
 
 /*
  * The files, each using only the ones listed after it: main (module init,
  * buses), debugfs (the test interface), bus (config cycles, hot removal),
- * then the pure model of qpisim_model.h: traffic, model, platform.
+ * then the pure model of qpisim_model.h: traffic, model, links, platform.
  */
 
 /* qpisim_debugfs.c */

@@ -27,6 +27,14 @@ static struct qpisim *qs_of_sock(struct qsim_socket *sock)
 
 /* ---- inject ---- */
 
+/* A command file's write, NUL-terminated; at most QPISIM_INJECT_MAX - 1. */
+static char *dup_command(const char __user *ubuf, size_t count)
+{
+	if (count >= QPISIM_INJECT_MAX)
+		return ERR_PTR(-E2BIG);
+	return memdup_user_nul(ubuf, count);
+}
+
 static ssize_t inject_write(struct file *file, const char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
@@ -36,9 +44,7 @@ static ssize_t inject_write(struct file *file, const char __user *ubuf,
 	char *buf, *line, *next;
 	int ret = 0;
 
-	if (count >= QPISIM_INJECT_MAX)
-		return -E2BIG;
-	buf = memdup_user_nul(ubuf, count);
+	buf = dup_command(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 
@@ -124,6 +130,67 @@ static const struct file_operations log_fops = {
 	.open = log_open,
 	.read = seq_read,
 	.write = log_write,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+/* ---- link map ---- */
+
+/* Enough for every link of QSIM_MAX_SOCKETS sockets, "S.P T.Q\n" each. */
+#define QPISIM_LINKS_TEXT	(QSIM_MAX_SOCKETS * QSIM_MAX_PORTS * 8 + 1)
+
+static int links_show(struct seq_file *m, void *unused)
+{
+	struct qpisim *qs = m->private;
+	char text[QPISIM_LINKS_TEXT];
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qsim_links_show(&qs->model, text, sizeof(text));
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	seq_puts(m, text);
+	return 0;
+}
+
+static int links_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, links_show, inode->i_private);
+}
+
+/*
+ * "S.P T.Q", "S.P none" or "clear", one a line; the whole write applies
+ * or, on the first bad line, nothing of it.
+ */
+static ssize_t links_write(struct file *file, const char __user *ubuf,
+			   size_t count, loff_t *ppos)
+{
+	struct qpisim *qs = ((struct seq_file *)file->private_data)->private;
+	char err[QSIM_ERR_LEN];
+	unsigned long flags;
+	char *buf;
+	int ret;
+
+	buf = dup_command(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	/* traffic at a rate so far arrived over the old links */
+	raw_spin_lock_irqsave(&qs->lock, flags);
+	qpisim_advance(qs);
+	ret = qsim_links_write(&qs->model, buf, err, sizeof(err));
+	raw_spin_unlock_irqrestore(&qs->lock, flags);
+	kfree(buf);
+	if (ret) {
+		pr_warn_ratelimited("%s\n", err);
+		return -EINVAL;
+	}
+	return count;
+}
+
+static const struct file_operations links_fops = {
+	.owner = THIS_MODULE,
+	.open = links_open,
+	.read = seq_read,
+	.write = links_write,
 	.llseek = seq_lseek,
 	.release = single_release,
 };
@@ -270,20 +337,33 @@ static int foreign_ctl_get(void *data, u64 *val)
 DEFINE_DEBUGFS_ATTRIBUTE(foreign_ctl_fops, foreign_ctl_get, foreign_ctl_set,
 			 "0x%llx\n");
 
-static int rx_count_pct_set(void *data, u64 val)
+/*
+ * Percentage knobs of a QPI port: the box is brought up to now first, as
+ * they change what the traffic still to arrive counts.
+ */
+static int pct_set(struct qsim_fn *fn, const char *name, u32 *knob,
+		   u64 val, u64 max)
 {
-	struct qsim_fn *fn = data;
 	struct qpisim *qs = qs_of(fn);
 	unsigned long flags;
 
-	/* up to twice what arrived: enough to play any miscount */
-	if (val > 200)
+	if (val > max) {
+		pr_warn_ratelimited("%s: %llu is above %llu\n", name, val, max);
 		return -EINVAL;
+	}
 	raw_spin_lock_irqsave(&qs->lock, flags);
 	qpisim_advance(qs);
-	fn->box->rx_count_pct = val;
+	*knob = val;
 	raw_spin_unlock_irqrestore(&qs->lock, flags);
 	return 0;
+}
+
+/* up to twice what arrived: enough to play any miscount */
+static int rx_count_pct_set(void *data, u64 val)
+{
+	struct qsim_fn *fn = data;
+
+	return pct_set(fn, "rx_count_pct", &fn->box->rx_count_pct, val, 200);
 }
 
 static int rx_count_pct_get(void *data, u64 *val)
@@ -293,6 +373,30 @@ static int rx_count_pct_get(void *data, u64 *val)
 }
 DEFINE_DEBUGFS_ATTRIBUTE(rx_count_pct_fops, rx_count_pct_get,
 			 rx_count_pct_set, "%llu\n");
+
+/* Residency knobs: a share of the port's clockticks, 0..100. */
+static const char *const res_knob_names[QSIM_NR_RES] = {
+	[QSIM_RES_L0P_TX] = "l0p_tx_pct",
+	[QSIM_RES_L0P_RX] = "l0p_rx_pct",
+	[QSIM_RES_L1] = "l1_pct",
+};
+
+static int res_knob_set(void *data, u64 val)
+{
+	struct qpisim_res_knob *knob = data;
+
+	return pct_set(knob->fn, res_knob_names[knob->k],
+		       &knob->fn->box->res_pct[knob->k], val, QSIM_MAX_PCT);
+}
+
+static int res_knob_get(void *data, u64 *val)
+{
+	struct qpisim_res_knob *knob = data;
+
+	*val = READ_ONCE(knob->fn->box->res_pct[knob->k]);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(res_knob_fops, res_knob_get, res_knob_set, "%llu\n");
 
 static int fn_present_get(void *data, u64 *val)
 {
@@ -472,6 +576,7 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 {
 	struct dentry *dir;
 	char name[16];
+	int k;
 
 	fn_dir_name(fn, name, sizeof(name));
 	dir = debugfs_create_dir(name, parent);
@@ -498,9 +603,19 @@ static void qpisim_debugfs_fn(struct dentry *parent, struct qsim_fn *fn)
 		debugfs_create_file_unsafe("foreign_ctl", 0644, dir, fn,
 					   &foreign_ctl_fops);
 	}
-	if (fn->kind == QSIM_FN_QPI_PMON)
+	if (fn->kind == QSIM_FN_QPI_PMON) {
 		debugfs_create_file_unsafe("rx_count_pct", 0644, dir, fn,
 					   &rx_count_pct_fops);
+		for (k = 0; k < QSIM_NR_RES; k++) {
+			struct qpisim_res_knob *knob =
+				&qs_of(fn)->res_knob[fn->sock->id][fn->idx][k];
+
+			knob->fn = fn;
+			knob->k = k;
+			debugfs_create_file_unsafe(res_knob_names[k], 0644, dir,
+						   knob, &res_knob_fops);
+		}
+	}
 	if (fn->kind == QSIM_FN_QPI_MISC)
 		debugfs_create_file_unsafe("link_down", 0644, dir, fn,
 					   &link_down_fops);
@@ -528,6 +643,7 @@ int qpisim_debugfs_init(struct qpisim *qs)
 	debugfs_create_file("platform", 0444, root, qs, &platform_fops);
 	debugfs_create_file("inject", 0200, root, qs, &inject_fops);
 	debugfs_create_file("log", 0644, root, qs, &log_fops);
+	debugfs_create_file("links", 0644, root, qs, &links_fops);
 	debugfs_create_u32("fast_count", 0644, root, &qs->model.fast_count);
 	debugfs_create_file_unsafe("link_clock", 0644, root, qs,
 				   &link_clock_fops);

@@ -194,16 +194,168 @@ static bool stream_selects(const struct qsim_stream *st, u32 ctl)
 	       (!st->umask || (umask & st->umask));
 }
 
+/**
+ * qsim_rx_flit_event() - is (@event, @ext) one of RxL_FLITS_G0, G1, G2?
+ * @event: ev_sel
+ * @ext: ev_sel_ext
+ */
+bool qsim_rx_flit_event(u8 event, bool ext)
+{
+	if (!ext)
+		return event == QPI_EV_RXL_FLITS_G0;
+	return event == QPI_EV_RXL_FLITS_G1 || event == QPI_EV_RXL_FLITS_G2;
+}
+
+/* The Rx flit event that counts at the far end what (@event, @ext) sends. */
+static bool tx_flit_peer_event(u8 event, bool ext, u8 *rx_event)
+{
+	if (!ext && event == QPI_EV_TXL_FLITS_G0)
+		*rx_event = QPI_EV_RXL_FLITS_G0;
+	else if (ext && event == QPI_EV_TXL_FLITS_G1)
+		*rx_event = QPI_EV_RXL_FLITS_G1;
+	else if (ext && event == QPI_EV_TXL_FLITS_G2)
+		*rx_event = QPI_EV_RXL_FLITS_G2;
+	else
+		return false;
+	return true;
+}
+
+/**
+ * qsim_scale_pct() - @pct percent of @n events, the remainder carried
+ * @frac: hundredths of an event carried from the last call, updated
+ * @n: events
+ * @pct: percentage, at most 200
+ *
+ * Exact: the results of consecutive calls with one @pct add up to
+ * floor(sum of n x pct / 100) however the events are split.  @n is taken
+ * apart in hundreds so that no product overflows.
+ */
+u64 qsim_scale_pct(u32 *frac, u64 n, u32 pct)
+{
+	u64 part = (n % 100) * pct + *frac;
+
+	*frac = part % 100;
+	return (n / 100) * pct + part / 100;
+}
+
+static const u8 qsim_res_event[QSIM_NR_RES] = {
+	[QSIM_RES_L0P_TX] = QPI_EV_TXL0P_POWER_CYCLES,
+	[QSIM_RES_L0P_RX] = QPI_EV_RXL0P_POWER_CYCLES,
+	[QSIM_RES_L1] = QPI_EV_L1_POWER_CYCLES,
+};
+
+/**
+ * qsim_residency_of() - the residency event a control selects
+ * @box: the box
+ * @ctl: counter control
+ *
+ * Return: an enum qsim_residency, or -1 if @ctl selects none (or @box is
+ * not a QPI port).  The events have umask 0: any umask selects them.
+ */
+int qsim_residency_of(const struct qsim_box *box, u32 ctl)
+{
+	int k;
+
+	if (box->type != QSIM_BOX_QPI || (ctl & UNC_CTL_EV_SEL_EXT))
+		return -1;
+	for (k = 0; k < QSIM_NR_RES; k++)
+		if ((ctl & UNC_CTL_EV_SEL) == qsim_res_event[k])
+			return k;
+	return -1;
+}
+
+/**
+ * qsim_residency() - the power-state cycles of @cycles clockticks of @box
+ * @box: a QPI port; its carried fractions are updated
+ * @cycles: clockticks the box gets
+ * @res: out, cycles in each enum qsim_residency state
+ *
+ * Each state's share of the port's clockticks, rounded down with the
+ * remainder carried (qsim_scale_pct()), so the states' cycles over any
+ * series of clockticks are exactly their share of the total.
+ */
+void qsim_residency(struct qsim_box *box, u64 cycles, u64 *res)
+{
+	int k;
+
+	for (k = 0; k < QSIM_NR_RES; k++)
+		res[k] = box->type == QSIM_BOX_QPI ?
+			 qsim_scale_pct(&box->res_frac[k], cycles,
+					box->res_pct[k]) : 0;
+}
+
 /*
- * The box's state does not change between two calls (only config accesses,
- * injections and the debugfs knobs change it, and the glue advances before
- * each), so what arrived in between meets the box as the last call left it.
- * Counters with a threshold do not see rate traffic: it has no cycles.
+ * Deliver @n events of @sel (its event, umask and ext) to every counter of
+ * @box that selects them, as traffic at a rate: counters with a threshold
+ * do not see it (it has no cycles), disabled and frozen counters lose it.
+ */
+static void deliver(struct qsim_box *box, const struct qsim_stream *sel,
+		    u64 n)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	for (i = 0; i < box->desc->nr_ctrs; i++) {
+		if (!box->ctl[i] || ctl_thresh(box->ctl[i]) ||
+		    !stream_selects(sel, box->ctl[i]))
+			continue;
+		box->ctr_arrived[i] += n;
+		if (qsim_ctr_counting(box, i))
+			qsim_ctr_add(box, i, n);
+		else
+			box->ctr_lost[i] += n;
+	}
+}
+
+/*
+ * @n events of stream @st of @box arrived: its own counters see them (Rx
+ * flit events scaled by the port's rx_count_pct), the far end of a wired
+ * port sees a Tx flit stream as the matching Rx flit events (scaled by
+ * that end's rx_count_pct), and clockticks bring the port's residency
+ * cycles.
+ */
+static void deliver_stream(struct qsim_box *box, struct qsim_stream *st,
+			   u64 n)
+{
+	struct qsim_stream sel = { .umask = st->umask, .ext = st->ext };
+	u64 res[QSIM_NR_RES];
+	int k;
+
+	if (box->type != QSIM_BOX_QPI) {
+		deliver(box, st, n);
+		return;
+	}
+	if (qsim_rx_flit_event(st->event, st->ext))
+		deliver(box, st, qsim_scale_pct(&st->pct_frac, n,
+						box->rx_count_pct));
+	else
+		deliver(box, st, n);
+	if (box->peer && tx_flit_peer_event(st->event, st->ext, &sel.event))
+		deliver(box->peer, &sel,
+			qsim_scale_pct(&st->pct_frac, n,
+				       box->peer->rx_count_pct));
+	if (st->event != box->desc->clockticks || st->ext)
+		return;
+	qsim_residency(box, n, res);
+	sel.umask = 0;
+	sel.ext = false;
+	for (k = 0; k < QSIM_NR_RES; k++) {
+		sel.event = qsim_res_event[k];
+		deliver(box, &sel, res[k]);
+	}
+}
+
+/*
+ * The boxes' state does not change between two calls (only config
+ * accesses, injections and the debugfs knobs change it, and the glue
+ * advances before each), so what arrived in between meets each box as the
+ * last call left it, the far end of a link included.
  */
 static void advance_box(struct qsim_box *box, u64 dt)
 {
 	bool frozen = qsim_box_frozen(box);
-	unsigned int k, i;
+	unsigned int k;
 
 	if (frozen)
 		box->frozen.ns += dt;
@@ -218,16 +370,7 @@ static void advance_box(struct qsim_box *box, u64 dt)
 		st->arrived += n;
 		if (frozen)
 			st->lost += n;
-		for (i = 0; i < box->desc->nr_ctrs; i++) {
-			if (!box->ctl[i] || ctl_thresh(box->ctl[i]) ||
-			    !stream_selects(st, box->ctl[i]))
-				continue;
-			box->ctr_arrived[i] += n;
-			if (qsim_ctr_counting(box, i))
-				qsim_ctr_add(box, i, n);
-			else
-				box->ctr_lost[i] += n;
-		}
+		deliver_stream(box, st, n);
 	}
 }
 
@@ -238,7 +381,8 @@ static void advance_box(struct qsim_box *box, u64 dt)
  *
  * The glue calls it, under the model lock, before every config access,
  * injection and debugfs read of state.  A socket's freeze on overflow takes
- * effect once all its boxes are brought up to @now.
+ * effect once all boxes are brought up to @now (a link's far end may be
+ * on another socket).
  */
 void qsim_advance(struct qsim *sim, u64 now)
 {
@@ -255,8 +399,9 @@ void qsim_advance(struct qsim *sim, u64 now)
 			advance_box(&sock->qpi[i], dt);
 		for (i = 0; i < sock->nr_links; i++)
 			advance_box(&sock->r3qpi[i], dt);
-		qsim_batch_end(sock);
 	}
+	for (s = 0; s < sim->nr_sockets; s++)
+		qsim_batch_end(&sim->sock[s]);
 }
 
 static void track_box(struct qsim_box *box)
@@ -855,6 +1000,7 @@ int qsim_init(struct qsim *sim, const struct qsim_config *cfg,
 		init_socket(sim, &sim->sock[s], cfg, s);
 		sim->sock[s].gidnidmap = make_gidnidmap(cfg);
 	}
+	qsim_links_default(sim);
 	return 0;
 }
 

@@ -50,6 +50,10 @@
 #define QPI_EV_TXL_FLITS_G2	0x01	/* ext 1 */
 #define QPI_EV_RXL_FLITS_G2	0x03	/* ext 1 */
 #define QPI_EV_CLOCKTICKS	0x14	/* ext 0 */
+/* ... and from the ports' L0p and L1 residency knobs (all ext 0, umask 0) */
+#define QPI_EV_TXL0P_POWER_CYCLES	0x0d
+#define QPI_EV_RXL0P_POWER_CYCLES	0x10
+#define QPI_EV_L1_POWER_CYCLES		0x12
 #define R3QPI_EV_CLOCKTICKS	0x01
 
 /* Their umasks: the flit classes of each group. */
@@ -78,6 +82,15 @@
 #define QSIM_MAX_RATE		4000000000ULL	/* events per second */
 #define QSIM_NS_PER_S		1000000000ULL
 #define QSIM_WIN_HIST		32	/* the last bucket: that many or more */
+#define QSIM_MAX_PCT		100	/* residency knobs: a share of cycles */
+
+/* The power states a QPI port reports, as a share of its clockticks. */
+enum qsim_residency {
+	QSIM_RES_L0P_TX,
+	QSIM_RES_L0P_RX,
+	QSIM_RES_L1,
+	QSIM_NR_RES
+};
 
 enum qsim_fn_kind {
 	QSIM_FN_UBOX,
@@ -140,6 +153,12 @@ struct qsim_stream {
 	bool ext;
 	u64 per_s;
 	u64 frac;
+	/*
+	 * Rx flit events scaled by rx_count_pct: the hundredths of an event
+	 * carried, so that the scaled events of any split add up to those of
+	 * the whole; a Tx flit stream's carry is for its link's far end.
+	 */
+	u32 pct_frac;
 	u64 arrived;			/* since the stats were last reset */
 	u64 lost;			/* ... of which while the box was frozen */
 };
@@ -180,6 +199,18 @@ struct qsim_box {
 	 * Rx event that over- or under-counts would
 	 */
 	u32 rx_count_pct;
+	/*
+	 * QPI: the far end of the port's link (NULL: not wired).  Packets and
+	 * Tx flit streams sent here arrive there (qpisim_links.c).
+	 */
+	struct qsim_box *peer;
+	/*
+	 * QPI: the share (0..100 %) of the port's clockticks spent in Tx L0p,
+	 * Rx L0p and L1, indexed by enum qsim_residency, and the hundredths
+	 * of a cycle each carries to the next clockticks the box gets.
+	 */
+	u32 res_pct[QSIM_NR_RES];
+	u32 res_frac[QSIM_NR_RES];
 	struct qsim_frozen frozen;
 	/*
 	 * Per counter, of the traffic at a rate its control selects: what
@@ -290,6 +321,10 @@ void qsim_batch_end(struct qsim_socket *sock);
 u64 qsim_eval(u32 ctl, const struct qsim_seg *segs, unsigned int nsegs,
 	      bool *cmp);
 bool qsim_mm_match(const struct qsim_box *box, u32 pkt0, u32 pkt1);
+bool qsim_rx_flit_event(u8 event, bool ext);
+u64 qsim_scale_pct(u32 *frac, u64 n, u32 pct);
+int qsim_residency_of(const struct qsim_box *box, u32 ctl);
+void qsim_residency(struct qsim_box *box, u64 cycles, u64 *res);
 
 bool qsim_box_frozen(const struct qsim_box *box);
 u64 qsim_accrue(struct qsim_stream *st, u64 dt);
@@ -302,6 +337,11 @@ void qsim_set_link_clock(struct qsim *sim, bool on);
 void qsim_set_link_down(struct qsim_box *box, bool down);
 
 int qsim_exec(struct qsim *sim, char *line, char *err, size_t errlen);
+
+void qsim_links_default(struct qsim *sim);
+int qsim_links_write(struct qsim *sim, const char *buf, char *err,
+		     size_t errlen);
+size_t qsim_links_show(const struct qsim *sim, char *buf, size_t len);
 void qsim_log_clear(struct qsim *sim);
 
 #endif /* _QPISIM_MODEL_H */

@@ -182,16 +182,30 @@ static bool is_clockticks(const struct qsim_box *box, u32 ctl)
 static const u8 qsim_zero[1] = { 0 };
 static const u8 qsim_one[1] = { 1 };
 
+/* A batch's cycles, and how many of them the port spent in each power state. */
+struct qsim_batch {
+	u64 cycles;
+	u64 res[QSIM_NR_RES];
+};
+
 /* Feed the segments chosen by @segs_for to every counting counter of @box. */
 typedef unsigned int (*segs_fn)(const struct qsim_box *box, u32 ctl,
-				const void *arg, struct qsim_seg *segs,
-				u8 *buf);
+				const void *arg, const struct qsim_batch *b,
+				struct qsim_seg *segs, u8 *buf);
 
-static void run_batch(struct qsim_box *box, segs_fn segs_for, const void *arg)
+/*
+ * A batch of @cycles clockticks: the port's residency knobs give their
+ * share of them to the power-state events, whatever the box's counters
+ * select, so the carried remainders follow the link and not the counters.
+ */
+static void run_batch(struct qsim_box *box, u64 cycles, segs_fn segs_for,
+		      const void *arg)
 {
 	struct qsim_socket *sock = box->sock;
+	struct qsim_batch b = { .cycles = cycles };
 	unsigned int i;
 
+	qsim_residency(box, cycles, b.res);
 	for (i = 0; i < box->desc->nr_ctrs; i++) {
 		struct qsim_seg segs[3];
 		u8 buf[2 * QSIM_MAX_FLITS];
@@ -199,11 +213,35 @@ static void run_batch(struct qsim_box *box, segs_fn segs_for, const void *arg)
 
 		if (!qsim_ctr_counting(box, i))
 			continue;
-		n = segs_for(box, box->ctl[i], arg, segs, buf);
+		n = segs_for(box, box->ctl[i], arg, &b, segs, buf);
 		qsim_ctr_add(box, i, qsim_eval(box->ctl[i], segs, n,
 					       &box->cmp[i]));
 	}
 	qsim_batch_end(sock);
+}
+
+/*
+ * What a counter sees of a batch that carries none of its event:
+ * clockticks one per cycle, a power-state event its cycles first (one per
+ * cycle) then idle, anything else idle cycles.
+ */
+static unsigned int idle_segs(const struct qsim_box *box, u32 ctl,
+			      const struct qsim_batch *b,
+			      struct qsim_seg *segs)
+{
+	int k = qsim_residency_of(box, ctl);
+
+	if (is_clockticks(box, ctl)) {
+		segs[0] = (struct qsim_seg){ qsim_one, 1, b->cycles };
+		return 1;
+	}
+	if (k < 0) {
+		segs[0] = (struct qsim_seg){ qsim_zero, 1, b->cycles };
+		return 1;
+	}
+	segs[0] = (struct qsim_seg){ qsim_one, 1, b->res[k] };
+	segs[1] = (struct qsim_seg){ qsim_zero, 1, b->cycles - b->res[k] };
+	return 2;
 }
 
 /* ---- event injection ---- */
@@ -218,7 +256,8 @@ struct qsim_event {
 };
 
 static unsigned int event_segs(const struct qsim_box *box, u32 ctl,
-			       const void *arg, struct qsim_seg *segs, u8 *buf)
+			       const void *arg, const struct qsim_batch *b,
+			       struct qsim_seg *segs, u8 *buf)
 {
 	const struct qsim_event *ev = arg;
 	u8 umask = (ctl & UNC_CTL_UMASK) >> UNC_CTL_UMASK_SHIFT;
@@ -228,12 +267,8 @@ static unsigned int event_segs(const struct qsim_box *box, u32 ctl,
 
 	if ((ctl & UNC_CTL_EV_SEL) != ev->event ||
 	    !(ctl & UNC_CTL_EV_SEL_EXT) != !ev->ext ||
-	    (ev->umask && !(umask & ev->umask))) {
-		segs[0].pattern = is_clockticks(box, ctl) ? qsim_one : qsim_zero;
-		segs[0].len = 1;
-		segs[0].repeat = ev->cycles;
-		return 1;
-	}
+	    (ev->umask && !(umask & ev->umask)))
+		return idle_segs(box, ctl, b, segs);
 	buf[0] = ev->per_cycle;
 	buf[1] = rem;
 	segs[n++] = (struct qsim_seg){ &buf[0], 1, full };
@@ -319,7 +354,7 @@ static int exec_event(struct qsim *sim, struct qsim_args *a, char *err,
 	}
 	if (check_unused(a, err, len))
 		return -1;
-	run_batch(box, event_segs, &ev);
+	run_batch(box, ev.cycles, event_segs, &ev);
 	return 0;
 }
 
@@ -430,11 +465,14 @@ static bool flit_counts(const struct qsim_packet *p, u32 ctl, unsigned int j)
 /* Does @ctl select one of the Rx flit events (RxL_FLITS_G0, G1, G2)? */
 static bool rx_flit_event(u32 ctl)
 {
-	u8 ev = ctl & UNC_CTL_EV_SEL;
+	return qsim_rx_flit_event(ctl & UNC_CTL_EV_SEL,
+				  ctl & UNC_CTL_EV_SEL_EXT);
+}
 
-	if (!(ctl & UNC_CTL_EV_SEL_EXT))
-		return ev == QPI_EV_RXL_FLITS_G0;
-	return ev == QPI_EV_RXL_FLITS_G1 || ev == QPI_EV_RXL_FLITS_G2;
+/* Packets go back to back at two flits per cycle. */
+static u64 packet_cycles(u64 count, unsigned int flits)
+{
+	return (count * flits + 1) / 2;
 }
 
 /*
@@ -443,7 +481,8 @@ static bool rx_flit_event(u32 ctl)
  * packets; a last odd packet is the tail.
  */
 static unsigned int packet_segs(const struct qsim_box *box, u32 ctl,
-				const void *arg, struct qsim_seg *segs, u8 *buf)
+				const void *arg, const struct qsim_batch *b,
+				struct qsim_seg *segs, u8 *buf)
 {
 	const struct qsim_packet *p = arg;
 	unsigned int per = p->flits % 2 ? 2 : 1;
@@ -453,11 +492,8 @@ static unsigned int packet_segs(const struct qsim_box *box, u32 ctl,
 	u64 count = p->count, cycles, seen;
 	unsigned int f;
 
-	if (is_clockticks(box, ctl)) {
-		segs[0] = (struct qsim_seg){ qsim_one, 1,
-			(p->count * p->flits + 1) / 2 };
-		return 1;
-	}
+	if (is_clockticks(box, ctl) || qsim_residency_of(box, ctl) >= 0)
+		return idle_segs(box, ctl, b, segs);
 	memset(buf, 0, 2 * QSIM_MAX_FLITS);
 	for (f = 0; f < per * p->flits; f++) {
 		bool hit = flit_counts(p, ctl, f % p->flits);
@@ -475,8 +511,8 @@ static unsigned int packet_segs(const struct qsim_box *box, u32 ctl,
 		count = count * box->rx_count_pct / 100;
 	segs[0] = (struct qsim_seg){ buf, plen, count / per };
 	segs[1] = (struct qsim_seg){ tail, tlen, count % per };
-	cycles = (p->count * p->flits + 1) / 2;
-	seen = (count * p->flits + 1) / 2;
+	cycles = b->cycles;
+	seen = packet_cycles(count, p->flits);
 	segs[2] = (struct qsim_seg){ qsim_zero, 1,
 				     cycles > seen ? cycles - seen : 0 };
 	return 3;
@@ -589,7 +625,17 @@ static int exec_packet(struct qsim *sim, struct qsim_args *a, char *err,
 		 ((rnid & 0x10) ? QPI_MM0_RNID4 : 0);
 	p.pkt1 = (rnid & QPI_MM1_RNID30) | (u32)rds << QPI_MM1_RDS_SHIFT;
 	p.cto = qsim_mm_match(box, p.pkt0, p.pkt1);
-	run_batch(box, packet_segs, &p);
+	run_batch(box, packet_cycles(p.count, p.flits), packet_segs, &p);
+	/*
+	 * What a port sends, the far end of its link receives, in the same
+	 * cycles (Documentation/qpisim.rst, "Link map").
+	 */
+	if (!p.rx && box->peer) {
+		p.rx = true;
+		p.cto = qsim_mm_match(box->peer, p.pkt0, p.pkt1);
+		run_batch(box->peer, packet_cycles(p.count, p.flits),
+			  packet_segs, &p);
+	}
 	return 0;
 }
 

@@ -847,6 +847,320 @@ static void test_check_knobs(void)
 	EXPECT_TRUE(!fn_at(0, 0x13, 0));	/* no filler for an empty slot */
 }
 
+/* ---- link map, what a port sends arriving at the far end, residency ---- */
+
+static int links_are(const char *want)
+{
+	char got[256];
+
+	qsim_links_show(&sim, got, sizeof(got));
+	if (!strcmp(got, want))
+		return 1;
+	printf("# links:\n%s# want:\n%s", got, want);
+	return 0;
+}
+
+static int links(const char *cmd)
+{
+	char err[QSIM_ERR_LEN];
+	int ret = qsim_links_write(&sim, cmd, err, sizeof(err));
+
+	if (ret)
+		printf("# links '%s': %s\n", cmd, err);
+	return ret;
+}
+
+/* The default wiring of each board size (Documentation/qpisim.rst). */
+static void test_links_default(void)
+{
+	static const struct {
+		const char *plat;
+		int sockets, ports;
+		const char *links;
+	} boards[] = {
+		{ "snbep", 1, 2, "" },
+		{ "snbep", 2, 2, "0.0 1.0\n0.1 1.1\n" },
+		{ "hswep", 2, 3, "0.0 1.0\n0.1 1.1\n0.2 1.2\n" },
+		/* a ring, port 0 to the next socket's port 1 */
+		{ "snbep", 4, 2, "0.0 1.1\n0.1 3.0\n1.0 2.1\n2.0 3.1\n" },
+		/* a full mesh where it fits: 3 sockets of 2 ports, 4 of 3 */
+		{ "snbep", 3, 2, "0.0 1.1\n0.1 2.0\n1.0 2.1\n" },
+		{ "hswep", 4, 3,
+		  "0.0 1.2\n0.1 2.1\n0.2 3.0\n1.0 2.2\n1.1 3.1\n2.0 3.2\n" },
+		{ "bdx", 3, 3, "0.0 1.1\n0.1 2.0\n1.0 2.1\n" },
+		/* 8 sockets of 3 ports: the ring and a link across on port 2 */
+		{ "ivbep", 8, 3,
+		  "0.0 1.1\n0.1 7.0\n0.2 4.2\n1.0 2.1\n1.2 5.2\n2.0 3.1\n"
+		  "2.2 6.2\n3.0 4.1\n3.2 7.2\n4.0 5.1\n5.0 6.1\n6.0 7.1\n" },
+		/* one port: pairs; the odd socket out has no link */
+		{ "snbep", 5, 1, "0.0 1.0\n2.0 3.0\n" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(boards); i++) {
+		setup(boards[i].plat, boards[i].sockets, boards[i].ports,
+		      boards[i].ports);
+		EXPECT_TRUE(links_are(boards[i].links));
+	}
+}
+
+static void test_links_write(void)
+{
+	static const char *const bad[] = {
+		"0.0 2.0",		/* socket out of range */
+		"0.2 1.0",		/* port out of range */
+		"0.0 0.1",		/* same socket */
+		"0.0",
+		"0.0 1.0 1.1",
+		"0 1",
+		"0.0 1.x",
+		"0.0 nothing",
+		"0.-1 none",
+		"0.1000 none",
+		"clear all",
+		"wire 0.0 1.0",
+		"0.0 1.0\n0.1 1.5",	/* the first line must not apply */
+	};
+	unsigned int i;
+
+	setup("snbep", 2, 2, 2);
+	EXPECT_EQ(links("0.0 none\n"), 0);
+	EXPECT_TRUE(links_are("0.1 1.1\n"));
+	/* rewiring an end unwires what it had: 1.1's old peer 0.1 is free */
+	EXPECT_EQ(links("1.1 0.0"), 0);
+	EXPECT_TRUE(links_are("0.0 1.1\n"));
+	EXPECT_TRUE(!sim.sock[0].qpi[1].peer && !sim.sock[1].qpi[0].peer);
+	EXPECT_EQ(links("clear\n\n0.1 1.0\n  0.0\t1.1  \n"), 0);
+	EXPECT_TRUE(links_are("0.0 1.1\n0.1 1.0\n"));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char err[QSIM_ERR_LEN] = "";
+
+		EXPECT_EQ(qsim_links_write(&sim, bad[i], err, sizeof(err)), -1);
+		EXPECT_TRUE(!strncmp(err, "links: ", 7));
+	}
+	EXPECT_TRUE(links_are("0.0 1.1\n0.1 1.0\n"));
+	EXPECT_EQ(links("clear"), 0);
+	EXPECT_TRUE(links_are(""));
+}
+
+/*
+ * 1000 DRS packets sent on 0.1 arrive at 1.1 (the default 2-socket map):
+ * 8000 data flits at both ends, the far end's rx_count_pct applied, its
+ * MATCH/MASK filtering CTO_COUNT; an unwired port's packets reach nobody.
+ */
+static void test_links_packets(void)
+{
+	struct qsim_fn *tx, *rx, *rx0;
+
+	setup("snbep", 2, 2, 2);
+	tx = fn_at(0, 0x09, 2);
+	rx = fn_at(1, 0x09, 2);
+	rx0 = fn_at(1, 0x08, 2);
+	wr(tx, UNC_PCI_PMON_CTL(0), EN | UM(QPI_G0_DATA) | QPI_EV_TXL_FLITS_G0);
+	wr(tx, UNC_PCI_PMON_CTL(1), EN | UM(QPI_G0_DATA) | QPI_EV_RXL_FLITS_G0);
+	wr(rx, UNC_PCI_PMON_CTL(0), EN | UM(QPI_G0_DATA) | QPI_EV_RXL_FLITS_G0);
+	wr(rx, UNC_PCI_PMON_CTL(1), EN | EXT | UM(QPI_G1_DRS_DATA) |
+	   QPI_EV_RXL_FLITS_G1);
+	wr(rx, UNC_PCI_PMON_CTL(2), EN | QPI_EV_CLOCKTICKS);
+	wr(rx, UNC_PCI_PMON_CTL(3), EN | UM(QPI_G0_DATA) | QPI_EV_TXL_FLITS_G0);
+	wr(rx0, UNC_PCI_PMON_CTL(0), EN | UM(QPI_G0_DATA) | QPI_EV_RXL_FLITS_G0);
+	EXPECT_EQ(run("packet socket=0 port=1 dir=tx mc=drs count=1000"), 0);
+	EXPECT_EQ(rd64(tx, 0), 8000);
+	EXPECT_EQ(rd64(tx, 1), 0);
+	EXPECT_EQ(rd64(rx, 0), 8000);
+	EXPECT_EQ(rd64(rx, 1), 8000);
+	EXPECT_EQ(rd64(rx, 2), 4500);	/* received in the same cycles */
+	EXPECT_EQ(rd64(rx, 3), 0);
+	EXPECT_EQ(rd64(rx0, 0), 0);
+	/* received packets do not travel back */
+	EXPECT_EQ(run("packet socket=1 port=1 dir=rx mc=drs count=10"), 0);
+	EXPECT_EQ(rd64(tx, 1), 0);
+	EXPECT_EQ(rd64(rx, 0), 8080);
+
+	/* the far end's Rx events miscount by its own rx_count_pct */
+	sim.sock[1].qpi[1].rx_count_pct = 110;
+	EXPECT_EQ(run("packet socket=0 port=1 dir=tx mc=drs count=100"), 0);
+	EXPECT_EQ(rd64(tx, 0), 8800);
+	EXPECT_EQ(rd64(rx, 0), 8080 + 880);
+	sim.sock[1].qpi[1].rx_count_pct = 100;
+
+	/* CTO_COUNT with the far end's filter: DRS only */
+	wr(rx, UNC_PCI_PMON_CTL(3), EN | EXT | QPI_EV_CTO_COUNT);
+	sim.sock[1].qpi[1].match[0] = QPI_MC_DRS << QPI_MM0_MC_SHIFT;
+	sim.sock[1].qpi[1].mask[0] = 0xf << QPI_MM0_MC_SHIFT;
+	EXPECT_EQ(run("packet socket=0 port=1 dir=tx mc=drs count=7"), 0);
+	EXPECT_EQ(run("packet socket=0 port=1 dir=tx mc=snp count=5"), 0);
+	EXPECT_EQ(rd64(rx, 3), 7);
+
+	/* unwired: the sends count at the sender only */
+	EXPECT_EQ(links("0.1 none"), 0);
+	wr(rx, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRS);
+	EXPECT_EQ(run("packet socket=0 port=1 dir=tx mc=drs count=1000"), 0);
+	EXPECT_EQ(rd64(rx, 0), 0);
+	EXPECT_EQ(rd64(rx, 2), 0);
+	EXPECT_EQ(rd64(tx, 0), 8800 + 56 + 8000);
+
+	/* rewired to 1.0: it arrives there */
+	EXPECT_EQ(links("0.1 1.0"), 0);
+	EXPECT_EQ(run("packet socket=0 port=1 dir=tx mc=ncb count=3"), 0);
+	EXPECT_EQ(rd64(rx0, 0), 24);
+	EXPECT_EQ(rd64(rx, 0), 0);
+}
+
+/*
+ * Tx flit streams arrive at the far end as Rx flit events; Rx flit streams
+ * and the far end's share are scaled by rx_count_pct with the remainder
+ * carried, so any split of time gives floor(total x pct / 100).
+ */
+static void test_links_rate(void)
+{
+	struct qsim_fn *tx, *rx;
+	u64 t = 1000000;
+	int i;
+
+	setup("hswep", 2, 3, 3);
+	tx = fn_at(0, 0x0a, 2);
+	rx = fn_at(1, 0x0a, 2);
+	qsim_advance(&sim, t);
+	wr(tx, UNC_PCI_PMON_CTL(0), EN | UM(QPI_G0_DATA) | QPI_EV_TXL_FLITS_G0);
+	wr(rx, UNC_PCI_PMON_CTL(0), EN | UM(QPI_G0_DATA) | QPI_EV_RXL_FLITS_G0);
+	wr(rx, UNC_PCI_PMON_CTL(1), EN | EXT | UM(QPI_G2_NCB_DATA) |
+	   QPI_EV_RXL_FLITS_G2);
+	wr(rx, UNC_PCI_PMON_CTL(2), EN | TH(1) | UM(QPI_G0_DATA) |
+	   QPI_EV_RXL_FLITS_G0);
+	EXPECT_EQ(run("rate socket=0 box=qpi2 event=0x00 umask=0x02 per_s=1000000"), 0);
+	EXPECT_EQ(run("rate socket=0 box=qpi2 event=0x01 ext=1 umask=0x04 per_s=3000000"), 0);
+	qsim_advance(&sim, t += 1000000);	/* 1 ms */
+	EXPECT_EQ(rd64(tx, 0), 1000);
+	EXPECT_EQ(rd64(rx, 0), 1000);
+	EXPECT_EQ(rd64(rx, 1), 3000);
+	EXPECT_EQ(rd64(rx, 2), 0);	/* thresholds see no rate traffic */
+	EXPECT_EQ(rx->box->ctr_arrived[0], 1000);
+
+	/* 110 % at the far end, over 7 uneven steps: exactly 1.1 x 1008 */
+	sim.sock[1].qpi[2].rx_count_pct = 110;
+	for (i = 1; i <= 7; i++)
+		qsim_advance(&sim, t += i * 36000);
+	EXPECT_EQ(rd64(tx, 0), 2008);	/* 1008 more */
+	EXPECT_EQ(rd64(rx, 0), 1000 + 1108);
+	/* a frozen far end loses them, counted per counter */
+	wr(rx, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN);
+	qsim_advance(&sim, t += 100000);
+	wr(rx, UNC_PCI_PMON_BOX_CTL, 0);
+	EXPECT_EQ(rx->box->ctr_lost[0], 110);
+	EXPECT_EQ(rd64(rx, 0), 2108);
+	sim.sock[1].qpi[2].rx_count_pct = 100;
+
+	/* an Rx flit stream of the port's own is scaled the same way */
+	EXPECT_EQ(run("rate socket=0 box=qpi2 event=0x00 umask=0x02 per_s=0"), 0);
+	EXPECT_EQ(run("rate socket=0 box=qpi2 event=0x01 ext=1 umask=0x04 per_s=0"), 0);
+	wr(rx, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRS);
+	qsim_frozen_reset(rx->box);
+	sim.sock[1].qpi[2].rx_count_pct = 90;
+	EXPECT_EQ(run("rate socket=1 box=qpi2 event=0x01 umask=0x02 per_s=1000000"), 0);
+	for (i = 1; i <= 9; i++)
+		qsim_advance(&sim, t += 111000);
+	EXPECT_EQ(rd64(rx, 0), 899);	/* 90 % of 999 */
+	EXPECT_EQ(rx->box->ctr_arrived[0], 899);
+	EXPECT_EQ(rd64(tx, 0), 2108);	/* the sender saw none of it */
+
+	/* unwired: a Tx stream reaches no Rx counter */
+	EXPECT_EQ(run("rate socket=1 box=qpi2 event=0x01 umask=0x02 per_s=0"), 0);
+	EXPECT_EQ(links("0.2 none"), 0);
+	wr(rx, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRS);
+	EXPECT_EQ(run("rate socket=0 box=qpi2 event=0x00 umask=0x02 per_s=1000000"), 0);
+	qsim_advance(&sim, t += 5000000);
+	EXPECT_EQ(rd64(rx, 0), 0);
+	EXPECT_EQ(rd64(tx, 0), 2108 + 5000);
+}
+
+/*
+ * L0p and L1 residency: a share of every clocktick the port gets, from
+ * event and packet batches and from clock streams, remainders carried.
+ */
+static void test_residency(void)
+{
+	struct qsim_fn *q, *r;
+	struct qsim_box *box;
+	u64 t = 1000000;
+	int i;
+
+	setup("snbep", 2, 2, 2);
+	q = fn_at(0, 0x08, 2);
+	r = fn_at(0, 0x13, 5);
+	box = q->box;
+	wr(q, UNC_PCI_PMON_CTL(0), EN | QPI_EV_TXL0P_POWER_CYCLES);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | QPI_EV_RXL0P_POWER_CYCLES);
+	wr(q, UNC_PCI_PMON_CTL(2), EN | UM(0xff) | QPI_EV_L1_POWER_CYCLES);
+	wr(q, UNC_PCI_PMON_CTL(3), EN | QPI_EV_CLOCKTICKS);
+	wr(r, UNC_PCI_PMON_CTL(0), EN | 0x0d);
+	/* off by default */
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=4000"), 0);
+	EXPECT_EQ(rd64(q, 0), 0);
+	box->res_pct[QSIM_RES_L0P_TX] = 25;
+	box->res_pct[QSIM_RES_L0P_RX] = 10;
+	box->res_pct[QSIM_RES_L1] = 3;
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=4000"), 0);
+	EXPECT_EQ(rd64(q, 0), 1000);
+	EXPECT_EQ(rd64(q, 1), 400);
+	EXPECT_EQ(rd64(q, 2), 120);
+	EXPECT_EQ(rd64(q, 3), 8000);
+	/* a batch of other events: its cycles count */
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x05 count=10 cycles=400"), 0);
+	EXPECT_EQ(rd64(q, 0), 1100);
+	/* packets: 9 DRS take 41 cycles; 3 % of 41 + 41 + 18 carries */
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=drs count=9"), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=drs count=9"), 0);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=rx mc=ncs count=36"), 0);
+	EXPECT_EQ(rd64(q, 3), 8400 + 100);
+	EXPECT_EQ(rd64(q, 2), 120 + 12 + 3);
+	EXPECT_EQ(rd64(q, 1), 400 + 40 + 10);
+	/* a frozen box: its counters miss them, the share goes on */
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=34"), 0);
+	wr(q, UNC_PCI_PMON_BOX_CTL, 0);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=66"), 0);
+	EXPECT_EQ(rd64(q, 2), 135 + 2);	/* 3 of 100, 1 of them frozen */
+	/* the sender's far end gets the cycles of received packets */
+	sim.sock[1].qpi[0].res_pct[QSIM_RES_L0P_RX] = 50;
+	wr(fn_at(1, 0x08, 2), UNC_PCI_PMON_CTL(0), EN | QPI_EV_RXL0P_POWER_CYCLES);
+	EXPECT_EQ(run("packet socket=0 port=0 dir=tx mc=drs count=10"), 0);
+	EXPECT_EQ(rd64(fn_at(1, 0x08, 2), 0), 22);	/* 50 % of 45, .5 carried */
+	/* raw injections of the events themselves still work */
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRS);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x0d count=7 cycles=100"), 0);
+	EXPECT_EQ(rd64(q, 0), 7);
+	EXPECT_EQ(rd64(q, 1), 10);
+	EXPECT_EQ(rd64(r, 0), 0);	/* R3QPI has none */
+	/* thresholds: the L0p cycles come first, one each */
+	wr(q, UNC_PCI_PMON_CTL(0), EN | TH(1) | UNC_CTL_EDGE_DET |
+	   QPI_EV_TXL0P_POWER_CYCLES);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | TH(1) | UNC_CTL_INVERT |
+	   QPI_EV_RXL0P_POWER_CYCLES);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=200"), 0);
+	EXPECT_EQ(run("event socket=0 box=qpi0 event=0x14 count=200"), 0);
+	EXPECT_EQ(rd64(q, 0), 7 + 2);	/* one entry a batch */
+	EXPECT_EQ(rd64(q, 1), 10 + 360);	/* the cycles outside Rx L0p */
+
+	/* clock streams: the link clock and rate streams of clockticks */
+	wr(q, UNC_PCI_PMON_BOX_CTL, UNC_BOX_CTL_RST_CTRS | UNC_BOX_CTL_RST_CTRL);
+	wr(q, UNC_PCI_PMON_CTL(0), EN | QPI_EV_TXL0P_POWER_CYCLES);
+	wr(q, UNC_PCI_PMON_CTL(1), EN | TH(1) | QPI_EV_RXL0P_POWER_CYCLES);
+	wr(q, UNC_PCI_PMON_CTL(3), EN | QPI_EV_CLOCKTICKS);
+	memset(box->res_frac, 0, sizeof(box->res_frac));
+	qsim_advance(&sim, t);
+	qsim_set_link_clock(&sim, true);
+	EXPECT_EQ(run("rate socket=0 box=qpi0 event=0x14 per_s=3000000"), 0);
+	for (i = 1; i <= 10; i++)
+		qsim_advance(&sim, t += 7 * i);	/* 385 ns in all */
+	/* 385 at 1 GHz + 1155 at 3 MHz (1, carried) = 386 clockticks */
+	EXPECT_EQ(rd64(q, 3), 386);
+	EXPECT_EQ(rd64(q, 0), 96);	/* 25 % of 385 + 25 % of 1 */
+	EXPECT_EQ(rd64(q, 1), 0);	/* no rate traffic through thresholds */
+	EXPECT_EQ(box->ctr_arrived[0], 96);
+	qsim_set_link_clock(&sim, false);
+}
+
 static const struct ktap_case cases[] = {
 	{ "eval_matches_cycle_reference", test_eval_matches_reference },
 	{ "eval_large_repeat", test_eval_large_repeat },
@@ -868,6 +1182,11 @@ static const struct ktap_case cases[] = {
 	{ "rate_counts_and_freeze_loses", test_rate_counts_and_freeze_loses },
 	{ "rate_errors", test_rate_errors },
 	{ "check_knobs", test_check_knobs },
+	{ "links_default", test_links_default },
+	{ "links_write", test_links_write },
+	{ "links_packets", test_links_packets },
+	{ "links_rate", test_links_rate },
+	{ "residency", test_residency },
 };
 
 int main(void)
