@@ -200,6 +200,46 @@ t_end
 # qpisim's rx_count_pct); the other way both ends agree.  Steady rates of
 # Tx data flits, which qpisim delivers at the far end of each link, so
 # that the ends' counts over the window keep that ratio.
+# expect_gaps LINE SPEC...: the comparisons of --check's symmetry LINE, in
+# order, one SPEC each: "warn LO HI" (WARN, a gap from LO to HI %), "ok" (no
+# WARN, under 5 % either way) or "below" (under the floor, not compared);
+# each printed gap must be that of the two counts printed beside it.  The
+# gaps are of rates that qpistat measures box by box: under TCG a starved
+# vCPU shifts one end's window (seen: +9.7 % for qpisim's exact +10 %), so
+# the bands test the verdict, the recomputation tests the arithmetic.
+expect_gaps()
+{
+	line=$1
+	shift
+	got=$(echo "$line" | sed 's/ => .*//' | tr ';' '\n' | awk '
+		/ sent [0-9]+ data flits/ {
+			match($0, / sent [0-9]+/); a = substr($0, RSTART + 6, RLENGTH - 6)
+			match($0, / received [0-9]+/); b = substr($0, RSTART + 10, RLENGTH - 10)
+			if ($0 ~ /: below [0-9]+, not compared/) { print "below"; next }
+			g = $0; sub(/^[^)]*\)[^)]*\): /, "", g); sub(/%.*/, "", g)
+			w = a ? (b - a) * 100 / a : 0
+			f = (w > -0.05 && w < 0.05) ? "+0.0" : sprintf("%+.1f", w)
+			if (f != g) { print "bad " g "% printed for " a " sent, " b " received (" f "%)"; next }
+			print ($0 ~ /% WARN/ ? "warn " : "ok ") g }')
+	n=0
+	for spec; do
+		n=$((n + 1))
+		c=$(echo "$got" | sed -n "${n}p")
+		case $spec:$c in
+		"warn "*:"warn "*)
+			set -- $spec
+			awk -v g="${c#warn }" -v lo="$2" -v hi="$3" 'BEGIN { exit !(g + 0 > lo && g + 0 < hi) }' ||
+				fail "comparison $n: gap ${c#warn }%, want $2 to $3 %" ;;
+		ok:"ok "*)
+			awk -v g="${c#ok }" 'BEGIN { exit !(g + 0 > -5 && g + 0 < 5) }' ||
+				fail "comparison $n: gap ${c#ok }% without WARN" ;;
+		below:below) ;;
+		*) fail "comparison $n: got '$c', want '$spec'" ;;
+		esac
+	done
+	expect_num "comparisons" "$(echo "$got" | grep -c .)" "$n"
+}
+
 t_begin "check_symmetry_verdict"
 STREAMS="rate socket=0 box=qpi0 event=0x00 umask=0x02 per_s=100000
 rate socket=1 box=qpi1 event=0x00 umask=0x02 per_s=100000"
@@ -210,8 +250,9 @@ echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
 echo 100 > "$DBG/socket1/qpi0/rx_count_pct"
 out=$(grep '^[a-z]* *symmetry ' /tmp/qpistat_check.out)
 if [ $END = rx ] && [ "$NR_SOCKETS" -eq 2 ]; then
-	echo "$out" | grep -qE '^warn symmetry +socket 0 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 1 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+10\.0% WARN; socket 1 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 0 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+0\.0% => .*believe the sending end \(TxL_FLITS_G0.DATA\)' ||
+	echo "$out" | grep -qE '^warn symmetry +socket 0 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 1 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): \+[0-9.]+% WARN; socket 1 sent [0-9]+ data flits in 1500 ms \(TxL_FLITS_G0.DATA on its ports\), socket 0 received [0-9]+ \(RxL_FLITS_G0.DATA on its ports\): [-+][0-9.]+% => .*believe the sending end \(TxL_FLITS_G0.DATA\)' ||
 		fail "no symmetry warning for socket 0 -> 1: $(cat /tmp/qpistat_check.out)"
+	expect_gaps "$out" "warn 5 15" ok
 	# qpisim's knob: socket 1 port 0's Rx events count 110 % of what
 	# arrives; the exporter's series carry it to the recording rule
 	# socket:qpi_rx_over_peer_tx:ratio_rate5m (1.1, promtool-tested).
@@ -338,11 +379,13 @@ if [ $END = rx ]; then
 	out=$(check_with "$(streams 0.0:1.0:100000 1.1:0.1:100000 |
 		sed '/socket=1 box=qpi0 event=0x01/s/100000/110000/')" 0.0=1.0,0.1=1.1)
 	echo 100 > "$DBG/socket1/qpi0/rx_count_pct"
-	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 0 received [0-9]+ $R: \+10\.0% WARN; socket 1 port 0 sent $Z, its far end socket 0 port 0 received 0 $R: below 1000, not compared; socket 0 port 1 sent $Z, its far end socket 1 port 1 received 0 $R: below 1000, not compared; socket 1 port 1 sent $F, its far end socket 0 port 1 received [0-9]+ $R: \+0\.0% => the two ends of the links disagree by over 5%: believe the sending end \(TxL_FLITS_G0.DATA\)" ||
+	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 0 received [0-9]+ $R: \+[0-9.]+% WARN; socket 1 port 0 sent $Z, its far end socket 0 port 0 received 0 $R: below 1000, not compared; socket 0 port 1 sent $Z, its far end socket 1 port 1 received 0 $R: below 1000, not compared; socket 1 port 1 sent $F, its far end socket 0 port 1 received [0-9]+ $R: [-+][0-9.]+% => the two ends of the links disagree by over 5%: believe the sending end \(TxL_FLITS_G0.DATA\)" ||
 		fail "no per-link warning for 0.0 -> 1.0: $(cat /tmp/qpistat_check.out)"
+	expect_gaps "$out" "warn 5 15" below below ok
 	out=$(check_with "$(streams 0.0:1.0:100000 0.1:1.1:50000)" 0.0=1.1,0.1=1.0)
-	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 1 received [0-9]+ $R: -50\.0% WARN, socket 1 port 0 received [0-9]+ \([-+]0\.0%\): the link map looks wrong; .* => the link map looks wrong: socket 0 port 0's traffic arrives at socket 1 port 0, not at socket 1 port 1 \(entry 1 '0\.0=1\.1'\); socket 0 port 1's traffic arrives at socket 1 port 1, not at socket 1 port 0 \(entry 2 '0\.1=1\.0'\); correct --link-map" ||
+	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 1 received [0-9]+ $R: -[0-9.]+% WARN, socket 1 port 0 received [0-9]+ \([-+][0-9.]+%\): the link map looks wrong; .* => the link map looks wrong: socket 0 port 0's traffic arrives at socket 1 port 0, not at socket 1 port 1 \(entry 1 '0\.0=1\.1'\); socket 0 port 1's traffic arrives at socket 1 port 1, not at socket 1 port 0 \(entry 2 '0\.1=1\.0'\); correct --link-map" ||
 		fail "a crossed map not called wrong: $(cat /tmp/qpistat_check.out)"
+	expect_gaps "$out" "warn -60 -40" below "warn 80 120" below
 	if [ $MAP_FROM = qpisim ]; then
 		# the wiring the model has now
 		sed 's/ /=/' "$DBG/links" > $MAP
@@ -352,9 +395,9 @@ if [ $END = rx ]; then
 		"pass symmetry "*) ;;
 		*) fail "qpisim's own wiring ($(paste -sd, $MAP)) does not pass: $out" ;;
 		esac
-		expect_num "directions compared" \
-			"$(echo "$out" | grep -oE "received [0-9]+ $R: \+0\.0%" | grep -c .)" \
-			$((2 * $(wc -l < $MAP)))
+		set --
+		for l in $(seq $((2 * $(wc -l < $MAP)))); do set -- "$@" ok; done
+		expect_gaps "$out" "$@"
 	else
 		echo "# qpisim has no link model: its own wiring not checked"
 	fi
