@@ -123,23 +123,27 @@ api=http://127.0.0.1:$pport/api/v1
 
 # An HSX exporter on the host, for the dashboard's panels of the series
 # only HSX and BDX export (health, qpi_tx_flits): qpistat's own code and
-# HSX plan (/proc/cpuinfo model 63) on a fake sysfs of one QPI port and
-# one R3QPI link, counted by software events that count nothing, as
-# qpistat_fake of the host tests (tools/qpistat/Makefile).  Its series
-# exist, at 0; a second guest would cost minutes for the same names.
+# HSX plan (/proc/cpuinfo model 63) on a fake sysfs of two sockets, each
+# with one QPI port and one R3QPI link, counted by software events that
+# count nothing, as qpistat_fake of the host tests (tools/qpistat/Makefile).
+# Its series exist, at 0; a second guest would cost minutes for the same
+# names.  Two sockets, so that "Received data per socket" takes its HSX
+# branch (what the other socket sent) and must return series there too.
 fake=$tmp/fake/sys/bus/event_source/devices
 mkdir -p "$fake/uncore_qpi_0/events" "$fake/uncore_r3qpi_0/events"
 for b in uncore_qpi_0 uncore_r3qpi_0; do
 	echo 1 > "$fake/$b/type"
-	echo 0 > "$fake/$b/cpumask"
+	echo 0-1 > "$fake/$b/cpumask"
 	echo event=0xff > "$fake/$b/events/foreign_writes"
 done
-echo "0 9.6" > "$fake/uncore_qpi_0/link_speed"
+printf '0 9.6\n1 9.6\n' > "$fake/uncore_qpi_0/link_speed"
 echo event=0x34,umask=0x8 > "$fake/uncore_r3qpi_0/events/vna_credits_reject.drs"
 printf 'processor\t: 0\nmodel\t\t: 63\n' > "$fake/cpuinfo"
-# CPU 0 on socket 0, read through the fake root (CHECK_ROOT)
-mkdir -p "$tmp/fake/sys/devices/system/cpu/cpu0/topology"
-echo 0 > "$tmp/fake/sys/devices/system/cpu/cpu0/topology/physical_package_id"
+# CPU N on socket N, read through the fake root (CHECK_ROOT)
+for c in 0 1; do
+	mkdir -p "$tmp/fake/sys/devices/system/cpu/cpu$c/topology"
+	echo $c > "$tmp/fake/sys/devices/system/cpu/cpu$c/topology/physical_package_id"
+done
 # started as root, qpistat serves as 65534, reading link_speed
 chmod a+x "$tmp"
 chmod -R a+rX "$tmp/fake"
