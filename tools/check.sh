@@ -287,10 +287,10 @@ stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
 # the takeover from intel_uncore on E5 v3 and v4, whose intel_uncore
 # drivers and PCI IDs differ (the 2s stages cover v1 and v2), and
 # qpistat's plan there: each direction counted where it is sent
-stage vm-hswep vm tools/vm/run-vm --platform hswep --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh qpisim_links.sh"
+stage vm-hswep vm tools/vm/run-vm --platform hswep --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh"
 stage vm-bdx vm tools/vm/run-vm --platform bdx --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh qpisim_links.sh"
 # qpisim's default link map of four 3-port sockets, a full mesh, counted
-# by perf at both ends of every link
+# by perf at both ends of every link (HSX's qpisim_links.sh run)
 stage vm-hswep-4s vm tools/vm/run-vm --platform hswep --sockets 4 --cores 1 --no-build \
 	--tests "qpisim_links.sh"
 # qpistat --listen scraped by a real Prometheus on host loopback, the rules
