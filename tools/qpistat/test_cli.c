@@ -135,6 +135,15 @@ static void slurp(const char *path, char *buf, size_t len)
 		close(fd);
 }
 
+/* wait at most 20 s for @path to appear (a child's "I am ready") */
+static void wait_for_file(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 2000 && access(path, F_OK); i++)
+		usleep(10000);
+}
+
 /* the uid (and gid) spawn() runs qpistat_fake as; 0: ours */
 static uid_t spawn_uid;
 /* a stop signal spawn() gives qpistat_fake ignored, as nohup does; 0: none */
@@ -358,7 +367,7 @@ static void command_status(void)
 	char ready[] = "/tmp/test_qpistat_ready.XXXXXX", script[256];
 	struct result r;
 	struct proc p;
-	int fd, i;
+	int fd;
 
 	run(&r, OUT_FILE, ARGV("--", "sh", "-c", "exit 3"));
 	ok(r.status == 3 && strstr(r.out, "rx MB/s"),
@@ -378,8 +387,7 @@ static void command_status(void)
 	unlink(ready);
 	snprintf(script, sizeof(script), "echo > %s; exec sleep 60", ready);
 	spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
-	for (i = 0; i < 2000 && access(ready, F_OK); i++)
-		usleep(10000);
+	wait_for_file(ready);
 	kill(p.pid, SIGTERM);
 	finish(&p, 20, &r);
 	unlink(ready);
@@ -711,7 +719,7 @@ static void forward_signals(void)
 	struct result r;
 	struct proc p;
 	unsigned int k;
-	int fd, i, qign, cign;
+	int fd, qign, cign;
 
 	fd = mkstemp(ready);
 	close(fd);
@@ -719,8 +727,7 @@ static void forward_signals(void)
 		unlink(ready);
 		snprintf(script, sizeof(script), "ulimit -c 0; echo > %s; exec sleep 60", ready);
 		spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
-		for (i = 0; i < 2000 && access(ready, F_OK); i++)
-			usleep(10000);
+		wait_for_file(ready);
 		kill(p.pid, sigs[k]);
 		finish(&p, 20, &r);
 		ok(r.status == 128 + sigs[k] && strstr(r.out, "rx MB/s") && !r.err[0],
@@ -742,8 +749,7 @@ static void forward_signals(void)
 	spawn_ignore = SIGHUP;
 	spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
 	spawn_ignore = 0;
-	for (i = 0; i < 2000 && access(ready, F_OK); i++)
-		usleep(10000);
+	wait_for_file(ready);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)p.pid);
 	qign = sig_ignored(path, SIGHUP);
 	cign = sig_ignored(ready, SIGHUP);
@@ -772,8 +778,7 @@ static void no_orphan(void)
 	snprintf(script, sizeof(script), "echo $$ > %s.t && mv %s.t %s; exec sleep 60",
 		 ready, ready, ready);
 	spawn(&p, OUT_FILE, ARGV("--", "sh", "-c", script));
-	for (i = 0; i < 2000 && access(ready, F_OK); i++)
-		usleep(10000);
+	wait_for_file(ready);
 	slurp(ready, buf, sizeof(buf));
 	unlink(ready);
 	cmd = atoi(buf);
