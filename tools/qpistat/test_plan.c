@@ -6,7 +6,8 @@
  *    driver's sysfs aliases (drivers/qpi_uncore/qpi_uncore_events.h) have
  *    it too;
  *  - the formulas, with exact figures;
- *  - the link map parser (test_linkmap.c).
+ *  - the link map parser (test_linkmap.c);
+ *  - the silicon's link map as qpi_uncore publishes it (test_sysmap.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -272,6 +273,7 @@ int main(void)
 	test_rows();
 	test_formulas();
 	test_linkmap();
+	test_sysmap();
 	printf("1..%d\n", nr_tests);
 	return failed;
 }
