@@ -47,57 +47,23 @@
 #include "linkmap.h"
 #include "plan.h"
 #include "server.h"
+#include "qpistat.h"
 
 #ifndef PMU_DIR
 #define PMU_DIR		"/sys/bus/event_source/devices"
 #endif
-#define MAX_SOCKETS	64
-#define MAX_BOXES	4
-#define MAX_EVENTS	PLAN_MAX_BW
-#define DATA_BYTES	PLAN_DATA_BYTES
 #ifndef CPUINFO
 #define CPUINFO		"/proc/cpuinfo"
 #endif
 #define DEFAULT_PORT	"9739"
 #define NOBODY		65534	/* --listen as root, without --user */
 
-enum { QPI, R3QPI };
-
-/* One group of events on one box (port or link) of one socket. */
-struct box {
-	int kind, idx, socket, cpu;
-	int type;			/* the PMU's perf type, as opened */
-	int nr;
-	int fd[MAX_EVENTS];
-	uint64_t val[MAX_EVENTS];	/* cumulative */
-	uint64_t prev[MAX_EVENTS];
-	double speed;			/* GT/s, 0: unknown */
-	/*
-	 * qpi_uncore's foreign_writes event in the group (no counter taken),
-	 * -1 where the module has none: the box's foreign writer episodes.
-	 */
-	int fw_fd;
-	uint64_t fw;
-	/*
-	 * QPI: the health events, each a group of its own that takes turns
-	 * on the counters the bandwidth group leaves (-1: not opened).
-	 */
-	int hfd[PLAN_NR_HEALTH];
-	struct plan_health h[PLAN_NR_HEALTH], hprev[PLAN_NR_HEALTH];
-};
-
-static struct box boxes[2 * MAX_SOCKETS * MAX_BOXES];
-static int nr_boxes;
 static volatile sig_atomic_t stop;
 
 enum { FMT_TABLE, FMT_JSON, FMT_PROM };
 
-/* this CPU's row of the plan */
-static const struct plan *plan;
-
-/* --link-map: the far end of each port, NULL without */
+/* --link-map: what map points to */
 static struct linkmap link_map;
-static const struct linkmap *map;
 
 static int read_str(const char *path, char *buf, size_t len)
 {
@@ -506,120 +472,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double ratio(double a, double b)
-{
-	return b > 0 ? a / b : 0;
-}
-
-/* Counts of the last interval (or the whole run with @cumulative). */
-static uint64_t d(const struct box *b, int i, bool cumulative)
-{
-	return cumulative ? b->val[i] : b->val[i] - b->prev[i];
-}
-
-/* The QPI box at the far end of @b by the link map, NULL if unmapped. */
-static const struct box *peer_box(const struct box *b)
-{
-	struct lm_end e;
-	int i;
-
-	if (b->kind != QPI || !linkmap_peer(map, b->socket, b->idx, &e))
-		return NULL;
-	for (i = 0; i < nr_boxes; i++)
-		if (boxes[i].kind == QPI && boxes[i].socket == e.socket &&
-		    boxes[i].idx == e.port)
-			return &boxes[i];
-	return NULL;
-}
-
-/* What QPI box @b counted, and its figures by the plan. */
-static void own_figures(const struct box *b, double dt, bool cum,
-			struct plan_counts *c, struct plan_figures *f)
-{
-	c->clk = d(b, BW_CLK, cum);
-	c->data = d(b, BW_DATA, cum);
-	c->nondata = d(b, BW_NONDATA, cum);
-	c->tx_data = b->nr > BW_TX_DATA ? d(b, BW_TX_DATA, cum) : 0;
-	plan_figures(plan, c, dt, f);
-}
-
-/*
- * The bandwidth counts and figures of QPI box @b: its own, and where the
- * plan counts at the sending end and the link map names its peer, its
- * receive from what the peer sent.
- */
-static void port_figures(const struct box *b, double dt, bool cum,
-			 struct plan_counts *c, struct plan_figures *f)
-{
-	const struct box *peer = peer_box(b);
-
-	own_figures(b, dt, cum, c, f);
-	if (peer) {
-		struct plan_counts pc;
-		struct plan_figures pf;
-
-		own_figures(peer, dt, cum, &pc, &pf);
-		plan_rx_from_peer(plan, &pf, f);
-	}
-}
-
-static bool has_health(const struct box *b)
-{
-	return b->kind == QPI && b->hfd[0] >= 0;
-}
-
-/* Health event @h of @b over the last interval (or the whole run). */
-static struct plan_health health(const struct box *b, int h, bool cum)
-{
-	struct plan_health v = b->h[h];
-
-	if (!cum) {
-		v.value -= b->hprev[h].value;
-		v.counted_s -= b->hprev[h].counted_s;
-		v.enabled_s -= b->hprev[h].enabled_s;
-	}
-	return v;
-}
-
-/* The share of clockticks of @b in the power state event @h counts, or -1. */
-static double residency(const struct box *b, int h, double dt, bool cum)
-{
-	struct plan_health v = health(b, h, cum);
-
-	return plan_residency(v.value, v.counted_s, d(b, BW_CLK, cum), dt);
-}
-
-/*
- * What socket @s received over the interval, where the plan counts at the
- * sending end: what the other socket sent it, with two sockets (0 and 1).
- */
-static bool socket_rx(int s, double dt, bool cum, double *bw)
-{
-	uint64_t sent[2] = { 0, 0 }, bytes;
-	bool present[MAX_SOCKETS] = { false };
-	int i, nr = 0;
-
-	for (i = 0; i < nr_boxes; i++) {
-		struct plan_counts c;
-		struct plan_figures f;
-
-		if (boxes[i].kind != QPI || boxes[i].socket < 0 ||
-		    boxes[i].socket >= MAX_SOCKETS)
-			continue;
-		nr += !present[boxes[i].socket];
-		present[boxes[i].socket] = true;
-		port_figures(&boxes[i], dt, cum, &c, &f);
-		if (boxes[i].socket < 2)
-			sent[boxes[i].socket] += f.tx_bytes;
-	}
-	if (nr == 2 && !(present[0] && present[1]))
-		nr = 0;
-	if (!plan_socket_rx(sent, nr, s, &bytes))
-		return false;
-	*bw = ratio(bytes, dt);
-	return true;
 }
 
 /*
