@@ -81,4 +81,19 @@ struct plan_health health(const struct box *b, int h, bool cum);
 double residency(const struct box *b, int h, double dt, bool cum);
 bool socket_rx(int s, double dt, bool cum, double *bw);
 
+/*
+ * pmu.c: the PMUs there are, their events opened, enabled, read and
+ * closed; their going away.
+ */
+void die_no_pmus(void);
+int open_pmu(int kind, int idx);
+void read_speeds(void);
+int try_read_all(void);
+void read_all(void);
+double now_s(void);
+void count_boxes(int *nq, int *nr3);
+const char *pmu_gone(void);
+void enable_all(int on);
+void close_all(void);
+
 #endif
