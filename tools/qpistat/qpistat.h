@@ -96,4 +96,22 @@ const char *pmu_gone(void);
 void enable_all(int on);
 void close_all(void);
 
+/* output.c: the table and JSON outputs, and stdout's errors */
+void check_stdout(void);
+int close_stdout(int status);
+
+/*
+ * The health families: one series per label value, each fed by one
+ * event.  Their _counted_seconds companions say how long it counted.
+ */
+struct hfam {
+	const char *key, *label, *val[2];
+	int ev[2], n;
+};
+
+extern const struct hfam hfams[];
+
+void print_table(double t, double dt, bool cum);
+void print_json(double t, double dt, bool cum);
+
 #endif
