@@ -114,4 +114,14 @@ extern const struct hfam hfams[];
 void print_table(double t, double dt, bool cum);
 void print_json(double t, double dt, bool cum);
 
+/*
+ * exposition.c: the Prometheus text format and OpenMetrics, on stdout,
+ * for a scrape, and as --textfile
+ */
+void exposition(struct sbuf *sb, double dt, bool openmetrics);
+void print_prom(double dt);
+void write_textfile(const char *file, double dt);
+bool textfile_named_prom(const char *file);
+int remove_stale_tmp(const char *file);
+
 #endif
