@@ -124,4 +124,9 @@ void write_textfile(const char *file, double dt);
 bool textfile_named_prom(const char *file);
 int remove_stale_tmp(const char *file);
 
+/* command.c: a command run under qpistat, and the signals that end a run */
+extern volatile sig_atomic_t stop;
+void catch_signals(void);
+int run_command(char **argv);
+
 #endif
