@@ -129,4 +129,13 @@ extern volatile sig_atomic_t stop;
 void catch_signals(void);
 int run_command(char **argv);
 
+/*
+ * exporter.c: --listen, the HTTP exporter over server.c: its socket, the
+ * privileges and capabilities it drops, the scrape
+ */
+void drop_capabilities(void);
+void parse_user(const char *spec);
+int listen_on(const char *spec, char *where, size_t wlen);
+int listen_mode(int lfd, const char *where);
+
 #endif
