@@ -14,39 +14,19 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <grp.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <linux/perf_event.h>
-#include <math.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netdb.h>
-#include <poll.h>
-#include <pwd.h>
-#include <linux/capability.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "linkmap.h"
-#include "plan.h"
-#include "server.h"
 #include "qpistat.h"
 
 #ifndef CPUINFO
