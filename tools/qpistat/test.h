@@ -9,5 +9,6 @@ void test_cli(void);
 int list_fds(const char *file);
 void test_linkmap(void);
 void test_sysmap(void);
+void test_figures(void);
 
 #endif

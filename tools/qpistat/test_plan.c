@@ -6,6 +6,7 @@
  *    driver's sysfs aliases (drivers/qpi_uncore/qpi_uncore_events.h) have
  *    it too;
  *  - the formulas, with exact figures;
+ *  - qpistat's figures over the boxes, for every row (test_figures.c);
  *  - the link map parser (test_linkmap.c);
  *  - the silicon's link map as qpi_uncore publishes it (test_sysmap.c).
  */
@@ -313,6 +314,7 @@ int main(void)
 	test_fallback();
 	test_rows();
 	test_formulas();
+	test_figures();
 	test_linkmap();
 	test_sysmap();
 	printf("1..%d\n", nr_tests);
