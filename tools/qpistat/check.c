@@ -35,7 +35,7 @@ const char *check_root = CHECK_ROOT;
 
 /* --link-map: the far end of each port, NULL without */
 static struct linkmap link_map;
-static const struct linkmap *map;
+static const struct linkmap *ck_map;
 
 #define MAX_FNS		256
 #define MAX_BUSES	16
@@ -43,6 +43,7 @@ static const struct linkmap *map;
 #define MAX_SOCKETS	64
 #define MAX_EVS		(2 * MAX_SOCKETS * 4)
 #define TEXT		CHECK_TEXT
+#define CHECK_MAX	16	/* the checks a run can have */
 
 /* Control register read-back: the bits that say which event counts. */
 #define CTL_EN		(1u << 22)
@@ -116,8 +117,9 @@ static struct {
 	/* the driver's own count of foreign writers (foreign_writes files) */
 	long episodes;
 	char episode_pmus[TEXT];
-	struct result res[9];
+	struct result res[CHECK_MAX];
 	int nr_res;
+	int window_ms;		/* --window */
 } ck;
 
 static const char *const status_name[] = { "pass", "warn", "fail", "skip" };
@@ -206,9 +208,8 @@ static bool cfg_read(const char *bdf, unsigned int where, uint32_t *val)
 
 /* ---- cpu ---- */
 
-static void check_cpu(void)
+static void check_cpu(struct result *r)
 {
-	struct result *r = result("cpu");
 	char vendor[64] = "", line[4096];
 	int family = -1, model = -1, socket = 0, seen[MAX_SOCKETS] = { 0 };
 	int models[MAX_SOCKETS], s, nr = 0;
@@ -304,7 +305,7 @@ bool check_cpu_qpi(char *why, size_t len)
 	const struct result *r;
 
 	memset(&ck, 0, sizeof(ck));
-	check_cpu();
+	check_cpu(result("cpu"));
 	r = &ck.res[0];
 	snprintf(why, len, "%s%s%s", r->saw, r->todo[0] ? " => " : "", r->todo);
 	return !ck.no_qpi;
@@ -464,9 +465,8 @@ static bool have(unsigned int bus, int kind, int idx)
 	return false;
 }
 
-static void check_pci(void)
+static void check_pci(struct result *r)
 {
-	struct result *r = result("pci");
 	const struct plat *p = ck.plat;
 	int b, i, k, missing = 0;
 
@@ -551,9 +551,8 @@ static bool is_intel(const char *drv)
 	return false;
 }
 
-static void check_binding(void)
+static void check_binding(struct result *r)
 {
-	struct result *r = result("binding");
 	int i, n = 0, ours = 0, intel = 0, none = 0, other = 0, reserved = 0;
 	char other_name[64] = "";
 
@@ -764,9 +763,8 @@ static void why_not_loaded(struct result *r)
 	app(r->todo, "modprobe qpi_uncore (if it fails, dmesg | tail says why)");
 }
 
-static void check_module(void)
+static void check_module(struct result *r)
 {
-	struct result *r = result("module");
 	char ver[128] = "", name[300], buf[64], route[128];
 	struct dirent *de;
 	int ours = 0;
@@ -833,9 +831,8 @@ double check_link_hz(double gts)
 	return gts * 1e9 / 8;
 }
 
-static void check_link(void)
+static void check_link(struct result *r)
 {
-	struct result *r = result("link");
 	int i, up = 0, down = 0, unread = 0, s;
 	bool socket_up[MAX_SOCKETS] = { false }, socket_seen[MAX_SOCKETS] = { false };
 
@@ -1049,12 +1046,15 @@ static int cmp_ev(const void *a, const void *b)
 	return x->idx - y->idx;
 }
 
-static void check_counting(int window_ms, struct result *r)
+static void check_counting(struct result *r)
 {
+	int window_ms = ck.window_ms;
 	bool low = false, unknown = false, down_seen = false, busy = false;
 	struct timespec ts = { window_ms / 1000, window_ms % 1000 * 1000000L };
 	int i, k, err = 0, n = 0, worst = CK_PASS;
 
+	/* this run's events only */
+	nr_evs = 0;
 	if (!ck.nr_pmus) {
 		r->status = CK_SKIP;
 		app(r->saw, "no uncore_qpi_* PMU (see module)");
@@ -1391,8 +1391,9 @@ static void read_health(struct hbox *b, int when)
  * real: the event counts only while it holds a counter, never scaled up),
  * and the share of cycles in L0p or L1 while data flows.
  */
-static void check_health_live(int window_ms, struct result *r)
+static void check_health_live(struct result *r)
 {
+	int window_ms = ck.window_ms;
 	const struct plan *p = plan_for_model(ck.plat ? ck.plat->model : -1);
 	const uint64_t cfg[HC_N] = {
 		[HC_CLK] = p->bw[BW_CLK].config,
@@ -1603,8 +1604,9 @@ static int sysfs_ports(struct lm_end *ports, int max)
  * plan has both events (SNB-EP, IVB-EP): per link with the link map,
  * otherwise per socket pair, so with two sockets only.
  */
-static void check_symmetry_live(int window_ms, struct result *r)
+static void check_symmetry_live(struct result *r)
 {
+	int window_ms = ck.window_ms;
 	const struct plan *p = plan_for_model(ck.plat ? ck.plat->model : -1);
 	/* each box: its Rx data flits [0] and its Tx data flits [1] */
 	const uint64_t cfg[2] = { p->bw[BW_DATA].config, p->bw[BW_TX_DATA].config };
@@ -1620,7 +1622,7 @@ static void check_symmetry_live(int window_ms, struct result *r)
 		app(r->saw, "%s: only the sending end is counted (see qpistat.rst)", p->name);
 		return;
 	}
-	if ((!map && ck.nr_sockets != 2) || !ck.nr_pmus) {
+	if ((!ck_map && ck.nr_sockets != 2) || !ck.nr_pmus) {
 		r->status = CK_SKIP;
 		app(r->saw, ck.nr_pmus ?
 		    "%d sockets: without the link map only two can be compared" :
@@ -1662,8 +1664,8 @@ static void check_symmetry_live(int window_ms, struct result *r)
 		for (j = 0; j < 2; j++)
 			rate[j][s] += prate[j];
 	}
-	if (map) {
-		r->status = check_links(pt, n, map, SYM_FLOOR, p->bw[BW_TX_DATA].name,
+	if (ck_map) {
+		r->status = check_links(pt, n, ck_map, SYM_FLOOR, p->bw[BW_TX_DATA].name,
 					p->bw[BW_DATA].name, window_ms, r->saw, r->todo);
 		return;
 	}
@@ -1704,25 +1706,31 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-int check_run(FILE *out, bool json, int window_ms)
+/*
+ * The checks, in the order they run and print: each may rest on what
+ * those before it found (ck).  A check is a file and a row here.
+ */
+static const struct check {
+	const char *name;
+	void (*run)(struct result *r);
+} checks[] = {
+	{ "cpu", check_cpu },
+	{ "pci", check_pci },
+	{ "binding", check_binding },
+	{ "module", check_module },
+	{ "link", check_link },
+	{ "counting", check_counting },
+	{ "foreign", check_foreign },
+	{ "health", check_health_live },
+	{ "symmetry", check_symmetry_live },
+};
+
+_Static_assert(sizeof(checks) / sizeof(checks[0]) <= CHECK_MAX, "CHECK_MAX");
+
+/* The results, written to @out: 0 every check passed or warned, 1 a fail. */
+static int check_print(FILE *out, bool json)
 {
 	int i, fails = 0, warns = 0;
-	struct result *cnt, *fw;
-
-	memset(&ck, 0, sizeof(ck));
-	nr_evs = 0;
-	ck.root = !geteuid();
-	check_cpu();
-	check_pci();
-	check_binding();
-	check_module();
-	check_link();
-	cnt = result("counting");
-	fw = result("foreign");
-	check_counting(window_ms, cnt);
-	check_foreign(fw);
-	check_health_live(window_ms, result("health"));
-	check_symmetry_live(window_ms, result("symmetry"));
 
 	for (i = 0; i < ck.nr_res; i++) {
 		fails += ck.res[i].status == CK_FAIL;
@@ -1757,6 +1765,18 @@ int check_run(FILE *out, bool json, int window_ms)
 	return fails ? 1 : 0;
 }
 
+int check_run(FILE *out, bool json, int window_ms)
+{
+	unsigned int i;
+
+	memset(&ck, 0, sizeof(ck));
+	ck.window_ms = window_ms;
+	ck.root = !geteuid();
+	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		checks[i].run(result(checks[i].name));
+	return check_print(out, json);
+}
+
 static void check_usage(void)
 {
 	fprintf(stderr,
@@ -1785,7 +1805,7 @@ int check_main(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	map = NULL;
+	ck_map = NULL;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
@@ -1808,7 +1828,7 @@ int check_main(int argc, char **argv)
 				fprintf(stderr, "qpistat: %s\n", err);
 				return rc;
 			}
-			map = &link_map;
+			ck_map = &link_map;
 			break;
 		default:
 			check_usage();
@@ -1820,7 +1840,7 @@ int check_main(int argc, char **argv)
 		return 2;
 	}
 	/* its ports against those sysfs shows, before anything is counted */
-	rc = map ? linkmap_check(map, ports, sysfs_ports(ports, MAX_EVS), err, sizeof(err)) : 0;
+	rc = ck_map ? linkmap_check(ck_map, ports, sysfs_ports(ports, MAX_EVS), err, sizeof(err)) : 0;
 	if (rc) {
 		fprintf(stderr, "qpistat: %s\n", err);
 		return rc;
