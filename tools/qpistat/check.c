@@ -27,23 +27,11 @@
 
 #include "check.h"
 #include "plan.h"
-
-#ifndef CHECK_ROOT
-#define CHECK_ROOT	""	/* qpistat_fake's is its tests' fake tree */
-#endif
-const char *check_root = CHECK_ROOT;
+#include "check_int.h"
 
 /* --link-map: the far end of each port, NULL without */
 static struct linkmap link_map;
 static const struct linkmap *ck_map;
-
-#define MAX_FNS		256
-#define MAX_BUSES	16
-#define MAX_PORTS	3
-#define MAX_SOCKETS	64
-#define MAX_EVS		(2 * MAX_SOCKETS * 4)
-#define TEXT		CHECK_TEXT
-#define CHECK_MAX	16	/* the checks a run can have */
 
 /* Control register read-back: the bits that say which event counts. */
 #define CTL_EN		(1u << 22)
@@ -55,16 +43,8 @@ static const struct linkmap *ck_map;
 #define UBOX_NODEID	0x40
 #define UBOX_GIDNIDMAP	0x54
 
-enum { K_UBOX, K_QPI, K_MM, K_R3 };
 static const char *const kind_name[] = {
 	"UBox", "QPI port", "QPI mask/match", "R3QPI link",
-};
-
-/* The uncore PCI functions of each platform (Documentation: registers.md). */
-struct plat {
-	const char *name, *desc;
-	int model;
-	uint16_t ubox, qpi[MAX_PORTS], mm[MAX_PORTS], r3[MAX_PORTS];
 };
 
 static const struct plat plats[] = {
@@ -86,125 +66,7 @@ static const struct plat plats[] = {
 /* Family 6 models with UPI instead of QPI: Skylake-SP and later. */
 static const int upi_models[] = { 85, 106, 108, 143, 173, 174, 207 };
 
-struct fn {
-	char bdf[16];
-	unsigned int bus, slot, func;
-	uint16_t device;
-	int kind, idx, socket;
-	char driver[64], override[64];
-};
-
-struct result {
-	const char *name;
-	int status;
-	char saw[TEXT], todo[TEXT];
-};
-
-static struct {
-	const struct plat *plat;
-	int nr_sockets;
-	bool hypervisor, root;
-	/* the cpu verdict: this CPU has no QPI PMON, nothing to load */
-	bool no_qpi;
-	struct fn fns[MAX_FNS];
-	int nr_fns;
-	unsigned int buses[MAX_BUSES];
-	int bus_socket[MAX_BUSES];
-	int nr_buses;
-	double gts[MAX_SOCKETS][MAX_PORTS];	/* 0 unknown, -1 down */
-	bool module, intel;
-	int nr_pmus;
-	/* the driver's own count of foreign writers (foreign_writes files) */
-	long episodes;
-	char episode_pmus[TEXT];
-	struct result res[CHECK_MAX];
-	int nr_res;
-	int window_ms;		/* --window */
-} ck;
-
 static const char *const status_name[] = { "pass", "warn", "fail", "skip" };
-
-static void app(char *buf, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void app(char *buf, const char *fmt, ...)
-{
-	size_t len = strlen(buf);
-	va_list ap;
-
-	if (len >= TEXT - 1)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + len, TEXT - len, fmt, ap);
-	va_end(ap);
-}
-
-static struct result *result(const char *name)
-{
-	struct result *r = &ck.res[ck.nr_res++];
-
-	memset(r, 0, sizeof(*r));
-	r->name = name;
-	return r;
-}
-
-static void path_of(char *buf, size_t len, const char *fmt, va_list ap)
-{
-	int n = snprintf(buf, len, "%s", check_root);
-
-	vsnprintf(buf + n, len - n, fmt, ap);
-}
-
-static int read_file(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int read_file(char *buf, size_t len, const char *fmt, ...)
-{
-	char path[512];
-	va_list ap;
-	ssize_t n;
-	int fd;
-
-	va_start(ap, fmt);
-	path_of(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
-static bool exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool exists(const char *fmt, ...)
-{
-	char path[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	path_of(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	return !access(path, F_OK);
-}
-
-/* A dword of PCI config space; false when unreadable (not root). */
-static bool cfg_read(const char *bdf, unsigned int where, uint32_t *val)
-{
-	char path[512];
-	int fd, n;
-
-	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/%s/config",
-		 check_root, bdf);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = pread(fd, val, 4, where);
-	close(fd);
-	return n == 4;
-}
 
 /* ---- cpu ---- */
 
@@ -946,16 +808,6 @@ struct ev {
 static struct ev evs[MAX_EVS];
 static int nr_evs;
 
-static int cpu_socket(int cpu)
-{
-	char buf[32];
-
-	if (read_file(buf, sizeof(buf),
-		      "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu))
-		return -1;
-	return atoi(buf);
-}
-
 /* Open clockticks on every socket of uncore_<name>_<idx>: -errno or count. */
 static int open_pmu(int kind, int idx)
 {
@@ -1464,25 +1316,6 @@ static void check_health_live(struct result *r)
 }
 
 /* ---- symmetry ---- */
-
-int check_cpulist(const char *list, int *cpus, int max)
-{
-	char *p = (char *)list;
-	int n = 0;
-
-	while (*p >= '0' && *p <= '9') {
-		int lo = strtol(p, &p, 10), hi = lo, cpu;
-
-		if (*p == '-')
-			hi = strtol(p + 1, &p, 10);
-		for (cpu = lo; cpu <= hi && n < max; cpu++)
-			cpus[n++] = cpu;
-		if (*p != ',')
-			break;
-		p++;
-	}
-	return n;
-}
 
 int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap)
 {
