@@ -66,8 +66,6 @@ static const struct plat plats[] = {
 /* Family 6 models with UPI instead of QPI: Skylake-SP and later. */
 static const int upi_models[] = { 85, 106, 108, 143, 173, 174, 207 };
 
-static const char *const status_name[] = { "pass", "warn", "fail", "skip" };
-
 /* ---- cpu ---- */
 
 static void check_cpu(struct result *r)
@@ -1523,22 +1521,6 @@ static void check_symmetry_live(struct result *r)
 		app(r->todo, believe_sender, p->bw[BW_TX_DATA].name);
 }
 
-/* ---- output ---- */
-
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /*
  * The checks, in the order they run and print: each may rest on what
  * those before it found (ck).  A check is a file and a row here.
@@ -1559,44 +1541,6 @@ static const struct check {
 };
 
 _Static_assert(sizeof(checks) / sizeof(checks[0]) <= CHECK_MAX, "CHECK_MAX");
-
-/* The results, written to @out: 0 every check passed or warned, 1 a fail. */
-static int check_print(FILE *out, bool json)
-{
-	int i, fails = 0, warns = 0;
-
-	for (i = 0; i < ck.nr_res; i++) {
-		fails += ck.res[i].status == CK_FAIL;
-		warns += ck.res[i].status == CK_WARN;
-	}
-	if (json) {
-		fprintf(out, "{\"checks\": [");
-		for (i = 0; i < ck.nr_res; i++) {
-			struct result *r = &ck.res[i];
-
-			fprintf(out, "%s{\"check\": \"%s\", \"status\": \"%s\", \"saw\": ",
-				i ? ", " : "", r->name, status_name[r->status]);
-			json_str(out, r->saw);
-			fprintf(out, ", \"do\": ");
-			json_str(out, r->todo);
-			fprintf(out, "}");
-		}
-		fprintf(out, "], \"fail\": %d, \"warn\": %d, \"exit\": %d}\n",
-			fails, warns, fails ? 1 : 0);
-	} else {
-		for (i = 0; i < ck.nr_res; i++) {
-			struct result *r = &ck.res[i];
-
-			fprintf(out, "%s %-8s %s%s%s\n", status_name[r->status],
-				r->name, r->saw, r->todo[0] ? " => " : "", r->todo);
-		}
-		fprintf(out, "%s: %d fail, %d warn%s\n", fails ? "FAIL" : "PASS",
-			fails, warns,
-			ck.root ? "" : " (not root: some checks could not look)");
-	}
-	fflush(out);
-	return fails ? 1 : 0;
-}
 
 int check_run(FILE *out, bool json, int window_ms)
 {

@@ -90,4 +90,7 @@ bool exists(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool cfg_read(const char *bdf, unsigned int where, uint32_t *val);
 int cpu_socket(int cpu);
 
+/* check_output.c */
+int check_print(FILE *out, bool json);
+
 #endif
