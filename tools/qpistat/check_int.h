@@ -93,4 +93,7 @@ int cpu_socket(int cpu);
 /* check_output.c */
 int check_print(FILE *out, bool json);
 
+/* check_cpu.c */
+void check_cpu(struct result *r);
+
 #endif
