@@ -96,4 +96,8 @@ int check_print(FILE *out, bool json);
 /* check_cpu.c */
 void check_cpu(struct result *r);
 
+/* check_pci.c */
+extern const char *const kind_name[];
+void check_pci(struct result *r);
+
 #endif
