@@ -100,4 +100,8 @@ void check_cpu(struct result *r);
 extern const char *const kind_name[];
 void check_pci(struct result *r);
 
+/* check_module.c */
+void check_binding(struct result *r);
+void check_module(struct result *r);
+
 #endif
