@@ -104,4 +104,7 @@ void check_pci(struct result *r);
 void check_binding(struct result *r);
 void check_module(struct result *r);
 
+/* check_link.c */
+void check_link(struct result *r);
+
 #endif
