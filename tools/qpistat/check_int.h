@@ -107,4 +107,8 @@ void check_module(struct result *r);
 /* check_link.c */
 void check_link(struct result *r);
 
+/* check_counting.c */
+void check_counting(struct result *r);
+void check_foreign(struct result *r);
+
 #endif
