@@ -111,4 +111,21 @@ void check_link(struct result *r);
 void check_counting(struct result *r);
 void check_foreign(struct result *r);
 
+/*
+ * check_health.c.  The events of the health check, each on its own:
+ * perf gives them turns.  The symmetry check opens its own so too.
+ */
+enum { HC_CLK, HC_DATA, HC_CRC, HC_L0P_TX, HC_L0P_RX, HC_L1, HC_N };
+
+struct hbox {
+	int socket, idx;
+	int fd[HC_N];
+	uint64_t v[HC_N][2], t[HC_N][2];	/* count, time running */
+};
+
+int open_events(const uint64_t *cfg, int nr, int idx, struct hbox *hb, int max);
+bool start_events(struct hbox *hb, int n, int nr);
+void read_health(struct hbox *b, int when);
+void check_health_live(struct result *r);
+
 #endif
