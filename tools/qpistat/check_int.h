@@ -128,4 +128,10 @@ bool start_events(struct hbox *hb, int n, int nr);
 void read_health(struct hbox *b, int when);
 void check_health_live(struct result *r);
 
+/* check_symmetry.c */
+/* --link-map: the far end of each port, NULL without */
+extern const struct linkmap *ck_map;
+int sysfs_ports(struct lm_end *ports, int max);
+void check_symmetry_live(struct result *r);
+
 #endif
