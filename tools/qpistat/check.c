@@ -8,27 +8,21 @@
  * Everything is read from sysfs and procfs under check_root, so the host
  * tests run it against a fake tree; counting and the read-back of the
  * control registers use perf and PCI config space, as root.
+ *
+ * This file: the table of checks (checks[]), a run of them, the options;
+ * each family of checks is a file of its own (check_int.h).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <linux/perf_event.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
-#include "plan.h"
 #include "check_int.h"
 
+/* --link-map's, which ck_map points to */
 static struct linkmap link_map;
 
 /*
