@@ -286,11 +286,12 @@ wait_for 60 scraped
 result $? "Prometheus scrapes the exporter"
 ctl inject
 # The guest injects DRS packets (8 data flits of 8 B) at a steady rate for
-# 20 s: 2000 a second received on socket 0 port 0, 1000 sent from socket 1
-# port 0 (selftests/qpistat_exporter.sh).
+# 20 s: 2000 a second received on socket 0 port 0 (sent by socket 1 port
+# 0, its far end), 1000 sent from socket 0 port 0
+# (selftests/qpistat_exporter.sh).
 secs=20
 rx_sel='qpi_rx_bytes_total{job="qpistat",socket="0",port="0"}'
-tx_sel='qpi_tx_bytes_total{job="qpistat",socket="1",port="0"}'
+tx_sel='qpi_tx_bytes_total{job="qpistat",socket="0",port="0"}'
 rx_rate=$((2000 * 64)) tx_rate=$((1000 * 64))
 rx_want=$((rx_rate * secs)) tx_want=$((tx_rate * secs))
 started() { [[ -s $tmp/t0 ]]; }
@@ -418,7 +419,7 @@ ctl done
 
 # ---- node_exporter's textfile collector
 n_rx_sel='qpi_rx_bytes_total{job="node",socket="0",port="0"}'
-n_tx_sel='qpi_tx_bytes_total{job="node",socket="1",port="0"}'
+n_tx_sel='qpi_tx_bytes_total{job="node",socket="0",port="0"}'
 node_up() { [[ $(query "$n_rx_sel") == 0 && $(query 'up{job="node"}') == 1 ]]; }
 wait_for 120 node_up
 r=$?
