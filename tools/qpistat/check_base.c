@@ -49,17 +49,11 @@ static void path_of(char *buf, size_t len, const char *fmt, va_list ap)
 	vsnprintf(buf + n, len - n, fmt, ap);
 }
 
-int read_file(char *buf, size_t len, const char *fmt, ...)
+int check_read_str(const char *path, char *buf, size_t len)
 {
-	char path[512];
-	va_list ap;
+	int fd = open(path, O_RDONLY);
 	ssize_t n;
-	int fd;
 
-	va_start(ap, fmt);
-	path_of(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, len - 1);
@@ -67,6 +61,19 @@ int read_file(char *buf, size_t len, const char *fmt, ...)
 	if (n < 0)
 		return -1;
 	buf[n] = 0;
+	return 0;
+}
+
+int read_file(char *buf, size_t len, const char *fmt, ...)
+{
+	char path[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	path_of(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (check_read_str(path, buf, len))
+		return -1;
 	buf[strcspn(buf, "\n")] = 0;
 	return 0;
 }

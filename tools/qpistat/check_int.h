@@ -5,10 +5,10 @@
  * module), check_map.c, check_link.c, check_counting.c (counting, foreign),
  * check_health.c, check_symmetry.c; a new check is a file and a row in
  * check.c's checks[].  Calls go one way: check.c (the table, the options)
- * to check_output.c and the checks; check_counting.c to check_link.c,
- * check_map.c and check_symmetry.c to check_health.c (sysfs_ports() of
- * check_symmetry.c too); all to check_base.c (the shared
- * state, reading sysfs, procfs and config space).
+ * to check_output.c and the checks; check_counting.c to check_link.c
+ * (and check_pci.c's kind_name), check_symmetry.c to check_health.c,
+ * check_map.c to check_symmetry.c's sysfs_ports(); all to check_base.c
+ * (the shared state, reading sysfs, procfs and config space).
  */
 #ifndef QPISTAT_CHECK_INT_H
 #define QPISTAT_CHECK_INT_H

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * qpistat -- command: the command run while the events count, qpistat's
- * exit status its; and the signals that end any run (-I, -c, --textfile,
- * a command), passed on to the command.
+ * qpistat -- command: the command run while the events count, whose exit
+ * status becomes qpistat's; and the signals that end any run (-I, -c,
+ * --textfile, a command), passed on to the command.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -5,7 +5,8 @@
  * link power state residency and the health events' shares, by the
  * platform's row of the plan (plan.c holds the formulas themselves).
  * Here too the boxes opened, which pmu.c fills: the host tests
- * (test_plan.c) fill them with known counts, without a PMU.
+ * (test_figures.c, in test_plan) fill them with known counts, without a
+ * PMU.
  */
 #include <stdbool.h>
 #include <stdint.h>

@@ -28,21 +28,6 @@
 #define PMU_DIR		"/sys/bus/event_source/devices"
 #endif
 
-static int read_str(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	return 0;
-}
-
 static int cpu_socket(int cpu)
 {
 	char path[128], buf[32];
@@ -51,7 +36,7 @@ static int cpu_socket(int cpu)
 	snprintf(path, sizeof(path),
 		 "%s/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 		 check_root, cpu);
-	return read_str(path, buf, sizeof(buf)) ? -1 : atoi(buf);
+	return check_read_str(path, buf, sizeof(buf)) ? -1 : atoi(buf);
 }
 
 /*
@@ -64,7 +49,7 @@ static void die_perm(const char *pmu)
 	char buf[16] = "?", self[PATH_MAX] = "qpistat";
 	ssize_t n;
 
-	read_str("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
+	check_read_str("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf));
 	buf[strcspn(buf, "\n")] = 0;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0)
@@ -108,7 +93,7 @@ static int explain_reserved(bool ours)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/driver_override", pci, de->d_name);
-		if (read_str(path, buf, sizeof(buf)) || strcmp(buf, "qpi_uncore\n"))
+		if (check_read_str(path, buf, sizeof(buf)) || strcmp(buf, "qpi_uncore\n"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/driver", pci, de->d_name);
 		if (!access(path, F_OK))
@@ -239,7 +224,7 @@ int open_pmu(int kind, int idx)
 	bool fw;
 
 	snprintf(path, sizeof(path), PMU_DIR "/uncore_%s_%d/type", name, idx);
-	if (read_str(path, buf, sizeof(buf)))
+	if (check_read_str(path, buf, sizeof(buf)))
 		return -1;
 	type = atoi(buf);
 	/* intel_uncore, or an older qpi_uncore, has no foreign_writes */
@@ -254,7 +239,7 @@ int open_pmu(int kind, int idx)
 			nr = 1;
 	}
 	snprintf(path, sizeof(path), PMU_DIR "/uncore_%s_%d/cpumask", name, idx);
-	if (read_str(path, buf, sizeof(buf)))
+	if (check_read_str(path, buf, sizeof(buf)))
 		return -1;
 	nr_cpus = check_cpulist(buf, cpus, MAX_SOCKETS);
 	for (k = 0; k < nr_cpus; k++) {
@@ -323,7 +308,7 @@ void read_speeds(void)
 			continue;
 		snprintf(path, sizeof(path), PMU_DIR "/uncore_qpi_%d/link_speed",
 			 boxes[i].idx);
-		if (read_str(path, buf, sizeof(buf)))
+		if (check_read_str(path, buf, sizeof(buf)))
 			continue;
 		for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 			int s;
@@ -466,7 +451,7 @@ const char *pmu_gone(void)
 		snprintf(name, sizeof(name), "uncore_%s_%d",
 			 boxes[i].kind == QPI ? "qpi" : "r3qpi", boxes[i].idx);
 		snprintf(path, sizeof(path), PMU_DIR "/%s/type", name);
-		if (read_str(path, buf, sizeof(buf)) || atoi(buf) != boxes[i].type)
+		if (check_read_str(path, buf, sizeof(buf)) || atoi(buf) != boxes[i].type)
 			return name;
 	}
 	return NULL;
