@@ -503,7 +503,7 @@ int qpi_ports(struct lm_end *ports, int max)
 
 	for (idx = 0; idx < MAX_BOXES; idx++) {
 		snprintf(path, sizeof(path), PMU_DIR "/uncore_qpi_%d/cpumask", idx);
-		if (read_str(path, buf, sizeof(buf)))
+		if (check_read_str(path, buf, sizeof(buf)))
 			continue;
 		nr_cpus = check_cpulist(buf, cpus, MAX_SOCKETS);
 		for (k = 0; k < nr_cpus && n < max; k++) {
