@@ -27,7 +27,7 @@ model()
 	expect_ok "load qpi_uncore" qpiu_load
 }
 
-links() { printf "$1\n" > "$DBG/links" || fail "links: cannot write '$1'"; }
+links() { printf '%b\n' "$1" > "$DBG/links" || fail "links: cannot write '$1'"; }
 
 # map P D WANT: uncore_qpi_P/dieD reads exactly WANT
 map()
