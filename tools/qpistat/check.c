@@ -2,8 +2,8 @@
 /*
  * qpistat --check: one line per check (pass, warn, fail or skip), what it
  * saw and what to do, so that a user can paste the output into a bug
- * report.  Checks: cpu, pci, binding, module, link, counting, foreign,
- * health, symmetry.
+ * report.  Checks: cpu, pci, binding, module, map, link, counting,
+ * foreign, health, symmetry.
  *
  * Everything is read from sysfs and procfs under check_root, so the host
  * tests run it against a fake tree; counting and the read-back of the
@@ -22,7 +22,7 @@
 #include "check.h"
 #include "check_int.h"
 
-/* --link-map's, which ck_map points to */
+/* --link-map's, which ck_given points to */
 static struct linkmap link_map;
 
 /*
@@ -37,6 +37,7 @@ static const struct check {
 	{ "pci", check_pci },
 	{ "binding", check_binding },
 	{ "module", check_module },
+	{ "map", check_map },
 	{ "link", check_link },
 	{ "counting", check_counting },
 	{ "foreign", check_foreign },
@@ -63,7 +64,7 @@ static void check_usage(void)
 	fprintf(stderr,
 		"usage: qpistat --check [--json] [--window ms] [--link-map S.P=T.Q,...|@FILE]\n"
 		"  --json        one JSON document\n"
-		"  --link-map    the far end of each port: symmetry per link\n"
+		"  --link-map    the far end of each port, instead of the silicon's map\n"
 		"  --window ms   how long to count clockticks (default 200, 10-10000)\n"
 		"exit status: 0 every check passed (or warned), 1 a check failed, 2 usage,\n"
 		"64 a bad link map\n");
@@ -86,7 +87,7 @@ int check_main(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	ck_map = NULL;
+	ck_given = NULL;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
@@ -109,7 +110,7 @@ int check_main(int argc, char **argv)
 				fprintf(stderr, "qpistat: %s\n", err);
 				return rc;
 			}
-			ck_map = &link_map;
+			ck_given = &link_map;
 			break;
 		default:
 			check_usage();
@@ -121,7 +122,7 @@ int check_main(int argc, char **argv)
 		return 2;
 	}
 	/* its ports against those sysfs shows, before anything is counted */
-	rc = ck_map ? linkmap_check(ck_map, ports, sysfs_ports(ports, MAX_EVS), err, sizeof(err)) : 0;
+	rc = ck_given ? linkmap_check(ck_given, ports, sysfs_ports(ports, MAX_EVS), err, sizeof(err)) : 0;
 	if (rc) {
 		fprintf(stderr, "qpistat: %s\n", err);
 		return rc;

@@ -103,9 +103,12 @@ int check_links(const struct check_port *pt, int n, const struct linkmap *m,
 	if (worst == CK_SKIP)
 		app(todo, "run it again under traffic on the links (at least %d data flits each way in the window)",
 		    (int)floor);
-	if (wrong_map)
+	if (wrong_map && !strncmp(m->spec, "--link-map", 10))
 		app(todo, "the link map looks wrong: %s; correct --link-map (the board's wiring)",
 		    wrong);
+	else if (wrong_map)
+		app(todo, "the link map looks wrong: %s; it is %s as qpi_uncore reads it: give the board's wiring with --link-map, and report it (Documentation/qpi_uncore.rst)",
+		    wrong, m->spec);
 	if (misread) {
 		if (todo[0])
 			app(todo, "; ");
