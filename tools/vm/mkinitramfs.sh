@@ -157,6 +157,17 @@ while IFS= read -r -d '' f; do
 	ln -sf "/$rel" "$stage/tools/bin/$(basename "$f")"
 done < <(find "$repo/tools" \( -path "$repo/tools/vm" -o -path "$repo/tools/unittest" \) -prune \
 	-o -type f -perm -u+x -print0 | LC_ALL=C sort -z)
+# QPI_VM_BIN: a folder of more executables for /tools/bin, for one run
+# (tools/prometheus/test.sh: node_exporter).  Not a folder under tools/,
+# whence every guest that boots meanwhile would take them, and could find
+# them gone half way.
+if [[ -n ${QPI_VM_BIN:-} ]]; then
+	for f in "$QPI_VM_BIN"/*; do
+		[[ -f $f && -x $f ]] || continue
+		copy_elf "$f" "/tools/extra/$(basename "$f")"
+		ln -sf "/tools/extra/$(basename "$f")" "$stage/tools/bin/$(basename "$f")"
+	done
+fi
 
 install -m 755 "$here/init" "$stage/init"
 : > "$stage/etc/qpivm.env"
