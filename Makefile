@@ -40,8 +40,10 @@ unittest:
 checkpatch:
 	tools/checkpatch.sh
 
+# sparse over every source, with the flags of make check's build (W=1,
+# the test hooks), so that after that build nothing is compiled again
 sparse:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 QPIU_TEST_HOOKS=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 QPIU_TEST_HOOKS=1 modules
 
 check:
 	tools/check.sh
@@ -188,7 +190,7 @@ clean:
 	$(MAKE) -C tools/bench clean
 	$(MAKE) -C tools/unittest clean
 
-.PHONY: all modules tools unittest checkpatch sparse check check-kernels check-debug demo fuzz \
-	bench clean \
+.PHONY: all modules tools unittest checkpatch sparse check check-kernels \
+	check-debug demo fuzz bench clean \
 	install install-userspace uninstall uninstall-userspace dkms-install dkms-uninstall \
 	deb deb-deps deb-test
