@@ -56,6 +56,8 @@ stage() {
 	tally "$out/$name.log" "$kind" "$rc"
 }
 
+# build_w1 [--quick]: the modules with W=1, the user tools, and (not with
+# --quick) the builds of the other sample routes and conftest outcomes
 build_w1() {
 	local log
 	log=$(make -C "$repo" W=1 QPIU_TEST_HOOKS=1 modules 2>&1)
@@ -68,7 +70,7 @@ build_w1() {
 	fi
 	make -C "$repo" tools WERROR=1 > /dev/null 2>&1 && echo "ok 2 user tools build (selftest helpers, qpistat)" ||
 		echo "not ok 2 user tools build (selftest helpers, qpistat)"
-	route_builds
+	[[ ${1:-} == --quick ]] || route_builds
 }
 
 # scratch DIR: a fresh copy of what qpi_uncore.ko builds from; not qpisim,
@@ -400,6 +402,19 @@ if [[ ${1:-} == --kernels ]]; then
 	: > "$out/host.done"
 	lanes
 	lanes_end
+	summary
+	exit
+fi
+
+# make check-quick: the edit loop's check, in a few minutes: the modules
+# with W=1 and the user tools, the host tests, and one 6.1 guest suite
+# (QPI_QUICK_TESTS, default qpi_uncore_count.sh) on SNB-EP
+if [[ ${1:-} == --quick ]]; then
+	stage build flat build_w1 --quick
+	stage unittest flat make -s -C tools/unittest run
+	stage qpistat-unit flat make -s -B -C tools/qpistat test WERROR=1
+	stage vm-quick vm tools/vm/run-vm --platform snbep --no-build --timeout 600 \
+		--tests "${QPI_QUICK_TESTS:-qpi_uncore_count.sh}"
 	summary
 	exit
 fi
