@@ -217,10 +217,11 @@ sparse_check() {
 # machine's speed, and a chain that runs late only delays its own lane.
 #
 # Each guest stage's seconds in make check on a 2-core machine, the two
-# lanes side by side and other guests beside them: the 6.1 ones, k-7.3-snbep
-# and k-7.3-rt-snbep measured in a fresh clone's run (51 minutes); the
-# other kernels' from that run's lane times, a stage of qpi_uncore_count.sh
-# alone about a minute and qpi_uncore_sample.sh about 4.  Only their order
+# lanes side by side and other guests beside them: the 6.1 ones (but the
+# three shortest, measured alone at load 2.5), k-7.3-snbep and
+# k-7.3-rt-snbep measured in a fresh clone's run of 51 minutes; the other
+# kernels' from that run's lane times, a stage of qpi_uncore_count.sh alone
+# about a minute and qpi_uncore_sample.sh about 4.  Only their order
 # matters much: when the table make check prints shows a stage a minute
 # off, put its time here.
 stage_seconds='
@@ -235,11 +236,11 @@ k-7.3-ivbep 300
 vm-hswep 212
 vm-bdx 186
 prometheus 150
-vm-snbep-4s 120
 k-7.3-rt-ivbep 100
-vm-nhmex 40
+vm-snbep-4s 72
 vm-hswep-4s 35
-vm-snbep-hv 30
+vm-nhmex 16
+vm-snbep-hv 14
 '
 
 # seconds NAME: the table's figure, else one by the stage's kind
