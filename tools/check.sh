@@ -41,8 +41,8 @@ tally() {
 	[[ $f == 0 ]] || failed+=("$(basename "$file" .log)")
 }
 
-# the seconds of each stage that ran, "NAME SECONDS WHERE" (host, or the
-# lane), for the table at the end
+# the seconds of each stage that ran, "NAME SECONDS WHERE" (host or guest
+# for a stage run before the lanes, else the lane), for the table at the end
 times=()
 
 # stage NAME KIND CMD...: run CMD, show and keep its output, tally it
@@ -52,7 +52,7 @@ stage() {
 	echo "# ==== $name"
 	"$@" 2>&1 | tee "$out/$name.log"
 	rc=${PIPESTATUS[0]}
-	times+=("$name $((EPOCHSECONDS - t0)) host")
+	times+=("$name $((EPOCHSECONDS - t0)) $([[ $kind == vm ]] && echo guest || echo host)")
 	tally "$out/$name.log" "$kind" "$rc"
 }
 
@@ -366,7 +366,7 @@ timing() {
 	echo "# ==== stage times"
 	for t in "${times[@]}"; do
 		read -r name secs where <<< "$t"
-		[[ $where == host ]] || where="lane $where"
+		[[ $where == host || $where == guest ]] || where="lane $where"
 		printf '# %-16s %6s s  %s\n' "$name" "$secs" "$where"
 	done
 	if [[ -e $out/lane-1.end || -e $out/lane-2.end ]]; then
