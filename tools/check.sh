@@ -218,7 +218,7 @@ sparse_check() {
 #
 # Each guest stage's seconds in make check on a 2-core machine, the two
 # lanes side by side and other guests beside them: the 6.1 ones (but the
-# three shortest, measured alone at load 2.5), k-7.3-snbep and
+# three shortest and prometheus, measured alone at load 2.5), k-7.3-snbep and
 # k-7.3-rt-snbep measured in a fresh clone's run of 51 minutes; the other
 # kernels' from that run's lane times, a stage of qpi_uncore_count.sh alone
 # about a minute and qpi_uncore_sample.sh about 4.  Only their order
@@ -235,7 +235,7 @@ k-7.2-snbep 360
 k-7.3-ivbep 300
 vm-hswep 212
 vm-bdx 186
-prometheus 150
+prometheus 120
 k-7.3-rt-ivbep 100
 vm-snbep-4s 72
 vm-hswep-4s 35
