@@ -7,6 +7,8 @@
 #                                    kernel's, else the newest Debian headers)
 #   make check                       every test: style, host, VM, the kernel
 #                                    matrix; ends with "N passed, N failed"
+#   make check-quick [TESTS="t.sh"]  the edit loop's: W=1 build, host tests,
+#                                    one 6.1 guest suite; a few minutes
 #   make check-kernels KERNELS="..." the kernel matrix, or some of it
 #   make demo                        boot a simulated 2-socket machine and
 #                                    count QPI traffic with perf
@@ -40,11 +42,20 @@ unittest:
 checkpatch:
 	tools/checkpatch.sh
 
+# sparse over every source, with the flags of make check's build (W=1,
+# the test hooks), so that after that build nothing is compiled again
 sparse:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 QPIU_TEST_HOOKS=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 QPIU_TEST_HOOKS=1 modules
 
 check:
 	tools/check.sh
+
+# The edit loop's check, a few minutes: the modules with W=1 and the user
+# tools, the host tests, one 6.1 guest suite on SNB-EP (TESTS="...", default
+# qpi_uncore_count.sh); ends with "N passed, N failed" too.
+TESTS ?=
+check-quick:
+	QPI_QUICK_TESTS="$(TESTS)" tools/check.sh --quick
 
 # The kernel matrix alone, or part of it: make check-kernels KERNELS="5.10 7.2"
 # (names: tools/kernels/kernel.sh; default: all but the host's 6.1, which
@@ -188,7 +199,7 @@ clean:
 	$(MAKE) -C tools/bench clean
 	$(MAKE) -C tools/unittest clean
 
-.PHONY: all modules tools unittest checkpatch sparse check check-kernels check-debug demo fuzz \
-	bench clean \
+.PHONY: all modules tools unittest checkpatch sparse check check-quick check-kernels \
+	check-debug demo fuzz bench clean \
 	install install-userspace uninstall uninstall-userspace dkms-install dkms-uninstall \
 	deb deb-deps deb-test

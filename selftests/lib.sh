@@ -276,6 +276,8 @@ qperf()
 
 # val NAME: the count qpiperf read for NAME; err NAME: its open errno
 val() { echo "$QOUT" | awk -v n="$1" '$1 == n { sub("value=", "", $2); print $2 }' | tail -n 1; }
+# ran NAME: the ns NAME counted (time running) by its last read
+ran() { echo "$QOUT" | awk -v n="$1" '$1 == n && $4 ~ /^running=/ { sub("running=", "", $4); print $4 }' | tail -n 1; }
 err() { echo "$QOUT" | awk -v n="$1" '$1 == n && $2 ~ /^error=/ { sub("error=", "", $2); print $2 }'; }
 opened() { echo "$QOUT" | awk -v n="$1" '$1 == n && $2 == "ok" { print "yes" }'; }
 

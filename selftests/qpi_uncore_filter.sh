@@ -127,6 +127,9 @@ t_end
 
 # One inject line per mix: the model applies a whole write at once, so a
 # mix lands in one filter's turn (or in none, while the box is frozen).
+# Both filters get turns, as perf's times show; which one holds the box
+# when a mix comes is the rotation timer's doing (late on a busy host), so
+# one may count none of them.
 MIX1=$(echo "$MIX" | sed 's/^inject //' | paste -sd';' -)
 t_begin "different_filters_take_turns"
 script="open a uncore_qpi_1 $CTO socket=0 config1=0x1c00 config2=0x1e00
@@ -144,7 +147,9 @@ EOT
 a=$(val a) b=$(val b)
 expect_num "DRS filter: whole mixes" $((a % 18)) 0
 expect_num "node 1 filter: whole mixes" $((b % 43)) 0
-[ "$a" -gt 0 ] && [ "$b" -gt 0 ] || fail "no turn taking: $a and $b"
+[ "$(ran a)" -gt 0 ] && [ "$(ran b)" -gt 0 ] ||
+	fail "no turn taking: $(ran a) and $(ran b) ns counted"
+[ $((a + b)) -gt 0 ] || fail "no mix counted"
 n=$((a / 18 + b / 43))
 [ "$n" -le 30 ] || fail "$n mixes counted out of 30: both filters at once?"
 echo "# DRS $a ($((a / 18)) mixes), node 1 $b ($((b / 43)) mixes) of 30"

@@ -96,7 +96,10 @@ t_end
 # Six events on four counters: perf rotates them.  Injections land on the
 # four scheduled at that moment (none while the box is frozen for a
 # rotation), so every count is a whole number of injections and the total
-# is a multiple of four injections.
+# is a multiple of four injections.  Every event gets turns, as perf's
+# times show; which events hold the counters when an injection comes is
+# the rotation timer's doing (late on a busy host), so an event may count
+# none of them.
 t_begin "multiplexing_six_events_on_four_counters"
 script="open e0 uncore_qpi_0 0x14 socket=1"
 for i in 1 2 3 4 5; do
@@ -119,13 +122,14 @@ sum=0
 for i in 0 1 2 3 4 5; do
 	v=$(val "e$i")
 	expect_num "e$i whole injections" $((v % 1000)) 0
-	[ "$v" -gt 0 ] || fail "e$i never scheduled"
 	sum=$((sum + v))
 	line=$(echo "$QOUT" | grep "^e$i value=")
 	en=$(echo "$line" | sed 's/.*enabled=\([0-9]*\).*/\1/')
 	run=$(echo "$line" | sed 's/.*running=\([0-9]*\).*/\1/')
+	[ "$run" -gt 0 ] || fail "e$i never scheduled (0 of $en ns)"
 	[ "$run" -lt "$en" ] || fail "e$i ran all the time ($run of $en ns)"
 done
+[ "$sum" -gt 0 ] || fail "no injection counted"
 expect_num "total is four counters' worth" $((sum % 4000)) 0
 [ "$sum" -le $((4 * 40 * 1000)) ] || fail "total $sum exceeds 4 x 40 injections"
 echo "# total $sum of at most 160000"

@@ -188,59 +188,130 @@ t_end
 # What qpistat programs into socket 0 port 0 while it counts: the plan's
 # bandwidth events on three or four counters, never an Rx flit event where
 # the plan counts at the sending end but the Rx data flits that check the
-# far end (SNB-EP, IVB-EP), in the spare counter's turns.
+# far end (SNB-EP, IVB-EP), in the spare counter's turns.  Read three
+# times under one qpistat, rotation stopped: a read that meets the box in
+# the middle of a rotation (a timer armed before mux_stop can still fire)
+# sees the spare counter between two events, which is no outcome of the
+# plan.
 t_begin "counters_hold_the_plan"
-sel_of()
+# plan_reads: socket 0 port 0's registers, read three times, "--" between
+plan_reads()
 {
-	echo "$1" | sed -n 's/^ctl[0-3]=//p' | while read -r v; do
+	mux_stop
+	"$QPISTAT" -- sh -c "cat $DBG/socket0/qpi0/regs; echo --; cat $DBG/socket0/qpi0/regs; echo --; cat $DBG/socket0/qpi0/regs"
+	mux_back
+}
+# read_sel REGS I: the event selects of the enabled controls in read I
+read_sel()
+{
+	echo "$1" | awk -v n="$2" '/^--$/ { k++; next } k == n - 1' |
+		sed -n 's/^ctl[0-3]=//p' | while read -r v; do
 		[ $((v & 0x400000)) -ne 0 ] && printf '0x%04x\n' $((v & 0xffff)); done | sort
 }
 links_down
-sel=$(sel_of "$("$QPISTAT" -- cat "$DBG/socket0/qpi0/regs")")
+regs=$(plan_reads)
 links_up
-if [ $END = tx ]; then
-	for e in 0x0014 0x0200 0x0400; do
-		echo "$sel" | grep -qx $e || fail "no $e among the enabled controls: $sel"
-	done
-	echo "$sel" | grep -qxE '0x0201|0x0401' && fail "an Rx flit event on $NAME: $sel"
-	# the fourth counter: one health event's turn
-	expect_num "enabled controls" "$(echo "$sel" | grep -c .)" 4
-else
-	expect_eq "enabled controls, links down" "$(echo "$sel" | paste -sd' ' -)" "0x0014 0x0200 0x0201 0x0401"
-fi
-sel=$(sel_of "$("$QPISTAT" -- cat "$DBG/socket0/qpi0/regs")")
-for e in 0x0014 0x0200 0x0400; do
-	echo "$sel" | grep -qx $e || fail "no $e among the enabled controls with the map: $sel"
+most=0
+for i in 1 2 3; do
+	sel=$(read_sel "$regs" $i)
+	nr=$(echo "$sel" | grep -c .)
+	[ "$nr" -gt "$most" ] && most=$nr
+	if [ $END = tx ]; then
+		for e in 0x0014 0x0200 0x0400; do
+			echo "$sel" | grep -qx $e || fail "read $i: no $e among the enabled controls: $sel"
+		done
+		echo "$sel" | grep -qxE '0x0201|0x0401' && fail "read $i: an Rx flit event on $NAME: $sel"
+	else
+		expect_eq "read $i: enabled controls, links down" "$(echo "$sel" | paste -sd' ' -)" "0x0014 0x0200 0x0201 0x0401"
+	fi
 done
-echo "$sel" | grep -qx 0x0401 && fail "Rx non-data flits with the map on $NAME: $sel"
-[ $END = tx ] && echo "$sel" | grep -qx 0x0201 && fail "an Rx flit event on $NAME: $sel"
-expect_num "enabled controls with the map" "$(echo "$sel" | grep -c .)" 4
+# the fourth counter: a health event's turn, whichever it is
+[ $END = rx ] || expect_num "enabled controls, the most of three reads" "$most" 4
+regs=$(plan_reads)
+most=0
+for i in 1 2 3; do
+	sel=$(read_sel "$regs" $i)
+	nr=$(echo "$sel" | grep -c .)
+	[ "$nr" -gt "$most" ] && most=$nr
+	for e in 0x0014 0x0200 0x0400; do
+		echo "$sel" | grep -qx $e || fail "read $i: no $e among the enabled controls with the map: $sel"
+	done
+	echo "$sel" | grep -qx 0x0401 && fail "read $i: Rx non-data flits with the map on $NAME: $sel"
+	[ $END = tx ] && echo "$sel" | grep -qx 0x0201 && fail "read $i: an Rx flit event on $NAME: $sel"
+done
+expect_num "enabled controls with the map, the most of three reads" "$most" 4
 t_end
 
-# With perf's rotation stopped, the first health event (CRC errors in
-# normal operation) keeps the spare counter: its count is exact, and the
-# others say they never counted (no extrapolation from nothing).  Every
-# platform with the silicon's map; SNB-EP and IVB-EP with the links down
-# have no counter to spare and no health series.
+# The health events take turns on the counter the bandwidth group leaves
+# (every platform with the silicon's map; on SNB-EP and IVB-EP the port's
+# own Rx data flits take turns too).  Rotation is stopped, but a rotation
+# timer armed before the stop can still fire once, late on a busy host,
+# and give the counter to the next event: which event holds it is no
+# outcome.  So each of socket 0 port 0's seven health events gets a count
+# of its own: each series shows its own count or 0, a series that never
+# counted shows 0 (no extrapolation from nothing), the event that held the
+# counter when the counts came shows its count exactly, and between them
+# the events held the counter while the command ran.
+# health_counted OUT: what breaks those rules in the Prometheus text OUT
+health_counted()
+{
+	echo "$1" | awk '
+	$1 ~ /^qpi_(crc_errors|retry_stall_cycles|l0p_cycles|l1_cycles|rx_own_data_flits)_/ && $1 ~ /\{socket="0",port="0"/ {
+		k = $1
+		if (sub(/_counted_seconds_total/, "", k)) cs[k] = $2
+		else if (sub(/_total/, "", k)) val[k] = $2
+	}
+	END {
+		want["qpi_crc_errors{socket=\"0\",port=\"0\",phase=\"normal\"}"] = 3
+		want["qpi_crc_errors{socket=\"0\",port=\"0\",phase=\"link_init\"}"] = 5
+		want["qpi_retry_stall_cycles{socket=\"0\",port=\"0\",level=\"full\"}"] = 7
+		want["qpi_retry_stall_cycles{socket=\"0\",port=\"0\",level=\"almost_full\"}"] = 11
+		want["qpi_l0p_cycles{socket=\"0\",port=\"0\",direction=\"tx\"}"] = 40
+		want["qpi_l0p_cycles{socket=\"0\",port=\"0\",direction=\"rx\"}"] = 13
+		want["qpi_l1_cycles{socket=\"0\",port=\"0\"}"] = 17
+		for (k in want) {
+			if (!(k in val) || !(k in cs)) { print "no series " k; continue }
+			if (val[k] != 0 && val[k] != want[k])
+				print k " " val[k] ", want 0 or " want[k]
+			if (cs[k] == 0 && val[k] != 0)
+				print k " " val[k] " but counted 0 s"
+			exact += val[k] == want[k]
+			sum += cs[k]
+		}
+		# SNB-EP, IVB-EP: the own Rx data flits share the turns (no
+		# flit was sent, so none counted)
+		own = "qpi_rx_own_data_flits{socket=\"0\",port=\"0\"}"
+		if (own in val) {
+			if (val[own] != 0)
+				print own " " val[own] ", want 0"
+			sum += cs[own]
+		}
+		if (!exact)
+			print "no health event shows its count"
+		if (sum < 0.2)
+			print "the events in turn counted " sum " s in all, want >= 0.2"
+	}'
+}
+
 t_begin "health_series_and_their_counted_time"
 mux_stop
 out=$("$QPISTAT" --prometheus -- sh -c "echo 'event socket=0 box=qpi0 event=0x03 umask=0x02 count=3
 event socket=0 box=qpi0 event=0x03 umask=0x01 count=5
-event socket=0 box=qpi0 event=0x0d count=40 cycles=100' > $DBG/inject; sleep 0.2")
+event socket=0 box=qpi0 event=0x02 umask=0x01 count=7
+event socket=0 box=qpi0 event=0x02 umask=0x02 count=11
+event socket=0 box=qpi0 event=0x0d count=40 cycles=100
+event socket=0 box=qpi0 event=0x10 count=13
+event socket=0 box=qpi0 event=0x12 count=17' > $DBG/inject; sleep 0.2")
 mux_back
+bad=$(health_counted "$out")
+[ -z "$bad" ] || fail "$bad: $(echo "$out" | grep -E '^qpi_(crc|retry|l0p|l1|rx_own)_.*socket="0",port="0"')"
 expect_lines "$out" \
-	'qpi_crc_errors_total{socket="0",port="0",phase="normal"} 3' \
-	'qpi_crc_errors_total{socket="0",port="0",phase="link_init"} 0' \
-	'qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="link_init"} 0.000000000' \
-	'qpi_l0p_cycles_total{socket="0",port="0",direction="tx"} 0' \
-	'qpi_l0p_cycles_counted_seconds_total{socket="0",port="0",direction="tx"} 0.000000000' \
+	'qpi_crc_errors_total{socket="1",port="0",phase="normal"} 0' \
 	'qpi_l1_cycles_total{socket="1",port="1"} 0' \
 	'qpi_retry_stall_cycles_total{socket="1",port="0",level="almost_full"} 0'
-c=$(echo "$out" | sed -n 's/^qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="normal"} //p')
-awk -v c="$c" 'BEGIN { exit !(c >= 0.2) }' || fail "CRC normal counted $c s, want >= 0.2"
-[ $END = rx ] && expect_lines "$out" \
-	'qpi_rx_own_data_flits_counted_seconds_total{socket="0",port="0"} 0.000000000'
 if [ $END = rx ]; then
+	echo "$out" | grep -q '^qpi_rx_own_data_flits_counted_seconds_total{socket="0",port="0"} ' ||
+		fail "no qpi_rx_own_data_flits series on $NAME with the map"
 	links_down
 	out=$("$QPISTAT" --prometheus -- true)
 	links_up
@@ -249,12 +320,35 @@ if [ $END = rx ]; then
 fi
 t_end
 
-# qpistat --check's health verdict, with rotation stopped so that the
-# first four of its events (clockticks, data flits, CRC errors in normal
-# operation, Tx L0p cycles) keep the counters.  Traffic at a steady rate
-# (qpisim's rate streams), so that any window sees the same shares: socket
-# 0 port 0 sees CRC errors; socket 1 port 1 spends 60 % of its cycles in
-# Tx L0p while it moves data.
+# qpistat --check's health verdict.  Traffic at steady rates (qpisim's
+# rate streams), so that any part of the window sees the same shares:
+# socket 0 port 0 sees CRC errors; socket 1 port 1 spends 60 % of its
+# cycles in Tx L0p while it moves data.  Six events per port for four
+# counters, rotation stopped: the first four (clockticks, data flits, CRC
+# errors in normal operation, Tx L0p) keep the counters, unless a rotation
+# timer armed before the stop fires late and hands one on (seen on a busy
+# host: "L0p rx 0%" where "not counted" was expected).  Which events
+# counted is no outcome, so every share is its true value where it was
+# counted and "not counted" elsewhere, and the verdict is what the counted
+# values call for: WARN for socket 0 port 0's CRC errors, and for socket 1
+# port 1 where its Tx L0p share was counted (a run where it was not is
+# repeated, at most twice).
+# health_ports FILE: each port of --check's health line as "S P CRC TX RX
+# L1 DATA WARN", a share as its percent or "-" where not counted
+health_ports()
+{
+	grep '^[a-z]* *health ' "$1" | sed 's/^[a-z]* *health *//; s/ => .*//' | tr ';' '\n' |
+	sed 's/^ *//; s/not counted/-/g; s/%//g' | awk -v end=$END '
+	{
+		if ($0 !~ "^socket [0-9]+ port [0-9]+: [0-9]+ CRC errors in normal operation, L0p tx [-0-9]+, L0p rx [-0-9]+, L1 [-0-9]+, " end " data flits [0-9]+( WARN)?$") {
+			print "bad " $0
+			next
+		}
+		gsub(/[:,]/, "")
+		print $2, $4, $5, $13, $16, $18, $22, ($23 == "WARN" ? "WARN" : "-")
+	}'
+}
+
 t_begin "check_health_verdict"
 DATA_EV=$([ $END = tx ] && echo 0x00 || echo 0x01)
 STREAMS="rate socket=0 box=qpi0 event=0x03 umask=0x02 per_s=100
@@ -262,22 +356,48 @@ rate socket=0 box=qpi0 event=0x14 per_s=1000000
 rate socket=1 box=qpi1 event=0x14 per_s=1000000
 rate socket=1 box=qpi1 event=0x0d per_s=600000
 rate socket=1 box=qpi1 event=$DATA_EV umask=0x02 per_s=100000"
-mux_stop
-echo "$STREAMS" > $DBG/inject
-"$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1
-echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
-mux_back
-out=$(grep '^[a-z]* *health ' /tmp/qpistat_check.out)
-case $out in
-"warn health "*) ;;
-*) fail "no health warning: $(cat /tmp/qpistat_check.out)" ;;
-esac
-echo "$out" | grep -qE "socket 0 port 0: [1-9][0-9]* CRC errors in normal operation, L0p tx 0%, L0p rx not counted, L1 not counted, $END data flits 0 WARN" ||
-	fail "socket 0 port 0 not warned for CRC errors: $out"
-echo "$out" | grep -qE "socket 1 port 1: 0 CRC errors in normal operation, L0p tx 60%, L0p rx not counted, L1 not counted, $END data flits [1-9][0-9]* WARN" ||
-	fail "socket 1 port 1 not warned for L0p under traffic: $out"
-echo "$out" | grep -qE "socket 1 port 0: 0 CRC errors in normal operation, L0p tx not counted, L0p rx not counted, L1 not counted, $END data flits 0;" ||
-	fail "socket 1 port 0 not quiet: $out"
+for run in 1 2 3; do
+	mux_stop
+	echo "$STREAMS" > $DBG/inject
+	"$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1
+	echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
+	mux_back
+	out=$(grep '^[a-z]* *health ' /tmp/qpistat_check.out)
+	case $out in
+	"warn health "*) ;;
+	*) fail "no health warning: $(cat /tmp/qpistat_check.out)" ;;
+	esac
+	health_ports /tmp/qpistat_check.out > /tmp/qpistat_ports
+	grep '^bad ' /tmp/qpistat_ports && fail "not a port's health: $out"
+	grep -q '^0 0 ' /tmp/qpistat_ports || fail "no socket 0 port 0: $out"
+	grep -q '^1 1 ' /tmp/qpistat_ports || fail "no socket 1 port 1: $out"
+	l0p=0
+	while read -r s p crc tx rx l1 data warn; do
+		[ "$s" = bad ] && continue
+		want_tx=0 want_warn=-
+		case $s.$p in
+		0.0)
+			[ "$crc" -gt 0 ] || fail "socket 0 port 0: no CRC errors counted: $out"
+			want_warn=WARN ;;
+		1.1)
+			want_tx=60
+			[ "$data" -gt 0 ] || fail "socket 1 port 1: no $END data flits counted: $out"
+			[ "$tx" = - ] || { l0p=1; want_warn=WARN; } ;;
+		*)
+			expect_num "socket $s port $p CRC errors" "$crc" 0
+			expect_num "socket $s port $p $END data flits" "$data" 0 ;;
+		esac
+		[ "$s.$p" != 1.1 ] || expect_num "socket 1 port 1 CRC errors" "$crc" 0
+		[ "$s.$p" != 0.0 ] || expect_num "socket 0 port 0 $END data flits" "$data" 0
+		[ "$tx" = - ] || expect_num "socket $s port $p L0p tx %" "$tx" $want_tx
+		[ "$rx" = - ] || expect_num "socket $s port $p L0p rx %" "$rx" 0
+		[ "$l1" = - ] || expect_num "socket $s port $p L1 %" "$l1" 0
+		expect_eq "socket $s port $p verdict" "$warn" "$want_warn"
+	done < /tmp/qpistat_ports
+	[ $l0p = 0 ] || break
+	echo "# check_health_verdict run $run: socket 1 port 1's Tx L0p share not counted, again"
+done
+[ $l0p = 1 ] || fail "socket 1 port 1's Tx L0p share not counted in 3 runs: $out"
 t_end
 
 # qpistat --check's symmetry: socket 1's ports receive 10 % more data flits

@@ -3,12 +3,13 @@
 #
 # The kernel matrix: for each kernel, its own build (W=1, sparse, DKMS) and
 # its own Debian image booted with the selftests (tools/check-kernel.sh).
-#   tools/matrix.sh plan [KERNELS...]   the stages, one "LANE NAME CMD..." a line
+#   tools/matrix.sh plan [KERNELS...]   the stages, one "CHAIN NAME CMD..." a line
 # make check runs the plan's stages beside its 6.1 ones; make check-kernels
-# KERNELS="5.10 7.2" runs the plan for those kernels alone.  Stages of one
-# lane run one after another, the two lanes side by side (a guest keeps one
-# core busy): lane 1 follows make check's own stages, so it gets the
-# shorter share: the RT kernel only.
+# KERNELS="5.10 7.2" runs the plan for those kernels alone.  The stages of
+# one CHAIN run one after another, in the order printed: a kernel's IVB-EP
+# stage boots the modules its SNB-EP stage built, and the DKMS builds share
+# one source folder in each build root.  Which of make check's two lanes
+# runs a chain is make check's choice (tools/check.sh), by measured time.
 #
 # What each kernel shows (tools/kernels/kernel.sh names them):
 #  - every kernel: the module loads and counts exactly on SNB-EP and IVB-EP,
@@ -60,25 +61,22 @@ for k in "${kernels[@]}"; do
 	# make check runs 6.1, the host's kernel, in stages of its own
 	[[ $k != 6.1 || $explicit == 1 ]] || continue
 	l=$(label "$k")
-	lane=2
-	[[ $l != *-rt ]] || lane=1
 	case $l in
 	"$newest")
 		# every selftest but the walk of perf's event tables, which
 		# tests the perf tool's tables against our aliases (the same
 		# perf as 6.1's stages) and is half of a stage's time
-		echo "$lane k-$l-snbep $ck $k --timeout 2400 $tt --skip qpi_uncore_perfnames.sh"
-		echo "$lane k-$l-ivbep $ck $k --no-kbuild --platform ivbep --timeout 1200" \
+		echo "k-$l k-$l-snbep $ck $k --timeout 2400 $tt --skip qpi_uncore_perfnames.sh"
+		echo "k-$l k-$l-ivbep $ck $k --no-kbuild --platform ivbep --timeout 1200" \
 			"--tests '$ivb qpi_uncore_sample.sh'"
 		;;
 	*)
-		echo "$lane k-$l-snbep $ck $k --timeout 1800 $tt --tests '$core'"
-		echo "$lane k-$l-ivbep $ck $k --no-kbuild --platform ivbep --timeout 1200 --tests '$ivb'"
+		echo "k-$l k-$l-snbep $ck $k --timeout 1800 $tt --tests '$core'"
+		echo "k-$l k-$l-ivbep $ck $k --no-kbuild --platform ivbep --timeout 1200 --tests '$ivb'"
 		;;
 	esac
-	# DKMS builds in the kernel's build root: no guest.  Lane 2, after
-	# the kernel's guests: lane 1 carries make check's own 6.1 stages and
-	# the RT kernel, the longer share since the 6.1 suites grew (make
-	# check 51 min: lane 1 51, lane 2 41; each dkms stage about 40 s)
-	echo "2 k-$l-dkms tools/packaging/dkms-build.sh $k"
+	# DKMS builds in the kernel's build root: no guest.  One chain:
+	# dkms-build.sh puts the source in /usr/src/qpi_uncore-<version> of
+	# the build root, which the trixie kernels share.
+	echo "dkms k-$l-dkms tools/packaging/dkms-build.sh $k"
 done

@@ -13,9 +13,15 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 #   tools/kernels/build.sh --dir NAME   only print that folder
-where=0
-[[ ${1:-} != --dir ]] || { where=1; shift; }
-[[ $# -ge 1 ]] || { echo "usage: $0 [--dir] NAME [MAKE ARGS...]" >&2; exit 2; }
+#   tools/kernels/build.sh --again NAME [MAKE ARGS...]   build in that
+#     folder as it is, no fresh copy: kbuild compiles nothing again for
+#     the same flags (check-kernel.sh's sparse pass after its W=1 build)
+where=0 again=0
+case ${1:-} in
+--dir) where=1; shift ;;
+--again) again=1; shift ;;
+esac
+[[ $# -ge 1 ]] || { echo "usage: $0 [--dir|--again] NAME [MAKE ARGS...]" >&2; exit 2; }
 env=$("$here/kernel.sh" "$1")
 eval "$env"
 shift
@@ -33,12 +39,14 @@ mkdir -p "$(dirname "$out")"
 # one build at a time in a copy
 exec 8> "$out.lock"
 flock 8
-rm -rf "$out"
-mkdir -p "$out"
-cp -a "$repo/Kbuild" "$repo/Makefile" "$repo/dkms.conf" "$repo/drivers" "$repo/include" "$out/"
-# no objects of another kernel's build
-find "$out" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
-	-o -name 'generated' \) -exec rm -rf {} +
+if [[ $again == 0 || ! -d $out/drivers ]]; then
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp -a "$repo/Kbuild" "$repo/Makefile" "$repo/dkms.conf" "$repo/drivers" "$repo/include" "$out/"
+	# no objects of another kernel's build
+	find "$out" \( -name '*.o' -o -name '*.ko' -o -name '*.mod*' -o -name '.*.cmd' \
+		-o -name 'generated' \) -exec rm -rf {} +
+fi
 
 cmd=(make -C "$QPI_KBUILD" M="$rel" "$@")
 set +e

@@ -6,8 +6,10 @@
 # dkms remove --all, nothing left behind.  KTAP output.
 #   tools/packaging/dkms-build.sh NAME      NAME as for tools/kernels/kernel.sh
 # The source is /usr/src/qpi_uncore-<version> of the .deb of make deb
-# (QPI_DEB=<.deb> to use one already built), exactly what the package
-# installs; the package itself is not installed.
+# (QPI_DEB=<.deb> to use one already built; QPI_DEB_DIR=<dir>: the one
+# made there by an earlier run, else made there, as make check's DKMS
+# stages share one), exactly what the package installs; the package
+# itself is not installed.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -39,12 +41,21 @@ in_root() { "$repo/tools/kernels/in-root.sh" "$root" "$@"; }
 echo "# $name: $QPI_KVER in ${root}"
 
 deb=${QPI_DEB:-}
+debdir=${QPI_DEB_DIR:-$tmp/deb}
+if [[ -z $deb && -n ${QPI_DEB_DIR:-} ]]; then
+	mkdir -p "$(dirname "$debdir")"
+	exec 7> "$debdir.lock"
+	flock 7
+	[[ ! -f $debdir/done ]] || deb=$(cat "$debdir/done")
+fi
 if [[ -z $deb ]]; then
-	deb=$("$here/deb.sh" --no-lintian "$tmp/deb" 2> "$tmp/deb.log" | grep "/qpi-uncore-dkms_") || {
+	deb=$("$here/deb.sh" --no-lintian "$debdir" 2> "$tmp/deb.log" | grep "/qpi-uncore-dkms_") || {
 		sed 's/^/# /' "$tmp/deb.log" | tail -n 20
 		skip_all "make deb failed"
 	}
+	echo "$deb" > "$debdir/done"
 fi
+[[ -z ${QPI_DEB_DIR:-} ]] || exec 7>&-
 dpkg-deb -x "$deb" "$tmp/x"
 [[ -f $tmp/x/usr/src/qpi_uncore-$ver/dkms.conf ]] || skip_all "no /usr/src/qpi_uncore-$ver in $deb"
 

@@ -30,14 +30,13 @@ build=--no-build
 [[ ${1:-} == --build ]] && build=
 tmp=$(mktemp -d)
 prom_pid='' vm_pid='' ack_pid='' ack2_pid='' hsx_pid=''
-# node_exporter for the guest: the initramfs takes the executables under tools/
-guestbin=$here/.guest
+# node_exporter for the guest: run-vm's initramfs takes what QPI_VM_BIN holds
+guestbin=$tmp/guestbin
 cleanup() {
 	[[ -z $prom_pid ]] || kill "$prom_pid" 2> /dev/null
 	[[ -z $ack_pid ]] || kill "$ack_pid" 2> /dev/null
 	[[ -z $ack2_pid ]] || kill "$ack2_pid" 2> /dev/null
 	[[ -z $hsx_pid ]] || kill "$hsx_pid" 2> /dev/null
-	rm -rf "$guestbin"
 	# run-vm leads its own process group: QEMU goes with it
 	[[ -z $vm_pid ]] || kill -- "-$vm_pid" 2> /dev/null
 	wait 2> /dev/null
@@ -242,7 +241,7 @@ ack2_pid=$!
 
 mkdir -p "$guestbin"
 node_exporter=$(command -v prometheus-node-exporter) && cp "$node_exporter" "$guestbin/"
-setsid tools/vm/run-vm $build --platform snbep --timeout 540 \
+QPI_VM_BIN=$guestbin setsid tools/vm/run-vm $build --platform snbep --timeout 540 \
 	--hostfwd "$hport:9100" --hostfwd "$cport:9101" --hostfwd "$nport:9104" \
 	--env QPI_HOSTFWD=1 --env QPI_ACK_PORT="$aport" --env QPI_ACK_PORT2="$a2port" \
 	--tests qpistat_exporter.sh > "$tmp/vm.log" 2>&1 &
