@@ -67,7 +67,7 @@ result $r "promtool check rules qpi.rules.yml"
 (cd tools/prometheus && promtool test rules qpi.rules.test.yml) > "$tmp/out" 2>&1
 r=$?
 [[ $r == 0 ]] || diag < "$tmp/out"
-result $r "promtool test rules: QPILinkSaturated, R3QPICreditRejectsGrowing, QPICountersReprogrammed, QPILinkCRCErrors, QPILinkHalfWidth, QPILinkCountersDisagree, recording rules"
+result $r "promtool test rules: QPILinkSaturated, R3QPICreditRejectsGrowing, QPICountersReprogrammed, QPILinkCRCErrors, QPILinkHalfWidth, QPILinkCountersDisagree, QPITextfileStale, QPIExporterDown, QPIExporterAbsent, recording rules"
 
 # ---- the dashboard, on the host
 python3 tools/prometheus/dashboard.py lint > "$tmp/out" 2>&1
