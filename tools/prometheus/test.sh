@@ -79,31 +79,34 @@ result $r "qpi-dashboard.json: parses, schemaVersion, datasource and instance/so
 make -s install-userspace DESTDIR="$tmp/inst" PREFIX=/usr/local > "$tmp/out" 2>&1
 r=$?
 unit=$tmp/inst/etc/systemd/system/qpistat.service
-[[ -f $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] || r=1
-cmp -s tools/prometheus/qpi-dashboard.json "$tmp/inst/usr/local/share/qpi_uncore/grafana/qpi-dashboard.json" ||
+[[ -f $tmp/inst/usr/local/share/qpistat/prometheus/qpi.rules.yml ]] || r=1
+cmp -s tools/prometheus/qpi-dashboard.json "$tmp/inst/usr/local/share/qpistat/grafana/qpi-dashboard.json" ||
 	{ echo "# no grafana/qpi-dashboard.json installed"; r=1; }
 grep -qx 'ExecStart=/usr/local/bin/qpistat --listen 127.0.0.1:9739' "$unit" || r=1
-for want in DynamicUser=yes AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON; do
+for want in DynamicUser=yes AmbientCapabilities=CAP_SYS_ADMIN CapabilityBoundingSet=CAP_SYS_ADMIN \
+	WantedBy=qpi-pmon.target; do
 	grep -qx "$want" "$unit" || { echo "# no $want in the unit"; r=1; }
 done
 tunit=$tmp/inst/etc/systemd/system/qpistat-textfile.service
 grep -qx 'ExecStart=/usr/local/bin/qpistat --textfile /var/lib/prometheus/node-exporter/qpi.prom -I 15000' \
 	"$tunit" || r=1
-for want in CapabilityBoundingSet=CAP_PERFMON ProtectSystem=strict \
+for want in CapabilityBoundingSet=CAP_SYS_ADMIN ProtectSystem=strict WantedBy=qpi-pmon.target \
 	ReadWritePaths=-/var/lib/prometheus/node-exporter PrivateNetwork=yes; do
 	grep -qx "$want" "$tunit" || { echo "# no $want in the textfile unit"; r=1; }
 done
 if command -v systemd-analyze > /dev/null; then
-	# verify wants the binary to exist: point it at the built one
+	# verify wants the binary to exist: point it at the built one; and
+	# man to find Documentation=man:qpistat(1): the one installed
 	for u in "$unit" "$tunit"; do
 		sed "s|/usr/local/bin/qpistat|$repo/tools/qpistat/qpistat|" "$u" > "$tmp/${u##*/}"
-		systemd-analyze verify "$tmp/${u##*/}" >> "$tmp/out" 2>&1 || r=1
+		MANPATH=$tmp/inst/usr/local/share/man systemd-analyze verify "$tmp/${u##*/}" \
+			>> "$tmp/out" 2>&1 || r=1
 	done
 fi
 make -s uninstall DESTDIR="$tmp/inst" PREFIX=/usr/local KDIR=/nonexistent KVER=none >> "$tmp/out" 2>&1
-[[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpi_uncore ]] && r=1
+[[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpistat ]] && r=1
 [[ $r == 0 ]] || diag < "$tmp/out"
-result $r "make install-userspace: qpistat.service (non-root, CAP_PERFMON only), qpistat-textfile.service (CAP_PERFMON only, writes node_exporter's directory only), both through systemd-analyze verify, qpi.rules.yml and grafana/qpi-dashboard.json; uninstall removes them"
+result $r "make install-userspace: qpistat.service (non-root, CAP_SYS_ADMIN only, until qpistat drops it), qpistat-textfile.service (the same, writes node_exporter's directory only), both wanted by qpi-pmon.target, through systemd-analyze verify, qpi.rules.yml and grafana/qpi-dashboard.json; uninstall removes them"
 
 # ---- the scrape
 free_port() {
