@@ -36,6 +36,8 @@ runtime=(
 	# link map file for --link-map @FILE
 	'/etc/sysctl.d/*'
 	'/etc/qpistat/*'
+	# the operator's, to give qpi_uncore the whole uncore
+	'/etc/modprobe.d/blacklist-intel-uncore.conf'
 	# made at run time by qpi-uncore-takeover
 	'/run/qpi-uncore-released'
 	'/run/qpi-uncore-takeover.test-mode'
