@@ -60,8 +60,8 @@ for d in "${debs[@]}"; do
 done > "$tmp/have"
 (cd "$inst" && find . -mindepth 1) | sed 's|^\.||' >> "$tmp/have"
 # man pages and docs are compressed by the package; named plain
-sed -n 's|\.gz$||p' "$tmp/have" >> "$tmp/have"
-sort -u -o "$tmp/have" "$tmp/have"
+sed -n 's|\.gz$||p' "$tmp/have" > "$tmp/plain"
+sort -u -o "$tmp/have" "$tmp/have" "$tmp/plain"
 
 # The texts: the tree's documentation, the packages' man pages and the
 # files they install that carry comments
