@@ -57,8 +57,12 @@ struct check_state {
 	const struct plat *plat;
 	int nr_sockets;
 	bool hypervisor, root;
-	/* the cpu verdict: this CPU has no QPI PMON, nothing to load */
+	/* the cpu verdict: no QPI PMON qpistat reads, nothing to load for it */
 	bool no_qpi;
+	/* ... because it is a Xeon 7500/E7, whose S-Box qpi_uncore drives */
+	bool sbox;
+	/* the linkmap verdict: --link-map does not fit this machine */
+	bool map_bad;
 	struct fn fns[MAX_FNS];
 	int nr_fns;
 	unsigned int buses[MAX_BUSES];
@@ -133,6 +137,7 @@ void check_health_live(struct result *r);
 /* --link-map: the far end of each port, NULL without */
 extern const struct linkmap *ck_map;
 int sysfs_ports(struct lm_end *ports, int max);
+void check_linkmap(struct result *r);
 void check_symmetry_live(struct result *r);
 
 #endif
