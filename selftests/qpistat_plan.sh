@@ -1,20 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # qpistat's plan on the guest's platform (run-vm --platform, which sets the
-# CPU model qpistat reads): SNB-EP and IVB-EP count each direction where it
-# is received, HSX and BDX where it is sent and never open an Rx flit
-# event; a socket's receive is what the other socket sent.  Exact counts
-# from qpisim traffic injected at both ends of two links; on HSX/BDX the
-# health events' series, exact where the event held the spare counter.
-# With the operator's link map (--link-map): on HSX/BDX each port receives
-# what its peer sent, on SNB-EP/IVB-EP --check compares each link's ends.
+# CPU model qpistat reads).  With the link map qpi_uncore reads from the
+# silicon (qpisim's wiring, no option), every platform counts each
+# direction where it is sent and a port receives what its peer sent,
+# exactly; the health events' series, exact where the event held the
+# spare counter, on SNB-EP and IVB-EP too.  With the links down (no far
+# end known), SNB-EP and IVB-EP count where a flit is received, on all
+# four counters, as before the map; HSX and BDX never open an Rx flit
+# event.  With the operator's map (--link-map): each port receives what
+# its peer sent; on SNB-EP/IVB-EP --check compares each link's ends; a
+# map that disagrees with the silicon is named, entry by entry, and a
+# link out of normal operation gets a link verdict.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 9
+ktap_plan 11
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
 
+# END: where the platform's row counts when a port's far end is unknown
 case $PLATFORM in
 snbep) NAME=SNB-EP END=rx ;;
 ivbep) NAME=IVB-EP END=rx ;;
@@ -32,6 +37,9 @@ expect_ok "load qpi_uncore" qpiu_load
 # delivers what a port sends at the far end of its link; the two links are
 # wired here whatever the number of sockets.
 printf '0.0 1.0\n0.1 1.1\n' > $DBG/links
+# both links out of normal operation (their far ends unknown), and back
+links_down() { printf '0.0 down\n0.1 down\n' > $DBG/links; }
+links_up() { printf '0.0 up\n0.1 up\n' > $DBG/links; }
 TRAFFIC="echo 'packet socket=0 port=0 dir=tx mc=drs count=1000
 packet socket=0 port=0 dir=tx mc=hom_req count=500
 packet socket=1 port=1 dir=tx mc=drs count=200' > $DBG/inject"
@@ -47,7 +55,10 @@ mux_back()
 	for f in $PMUS/uncore_qpi_*/perf_event_mux_interval_ms; do echo "$MUX_OLD" > "$f"; done
 }
 
+# Without a far end: both links down.  SNB-EP and IVB-EP count at the
+# receiving end, HSX and BDX at the sending end with receive unknown.
 t_begin "bandwidth_exact_at_the_planned_end"
+links_down
 out=$("$QPISTAT" --json -- sh -c "$TRAFFIC")
 echo "$out" | grep -qF "\"platform\": \"$NAME\", \"measured_at\": \"$END\"}" ||
 	fail "not the $NAME plan: $out"
@@ -66,18 +77,17 @@ else
 	'"clockticks": 4750, "rx_data_flits": 0, "rx_nondata_flits": 0, "tx_data_flits": 8000, "rx_bytes": 0, "tx_bytes": 64000' \
 	'"clockticks": 900, "rx_data_flits": 1600, "rx_nondata_flits": 200, "tx_data_flits": 0, "rx_bytes": 12800, "tx_bytes": 0'
 fi
+set -- "$@" ', "link_state": "link_abort", "no_peer_reason": "not_normal_operation"}'
 for want; do
 	echo "$out" | grep -qF "$want" || fail "no '$want' in: $out"
 done
+echo "$out" | grep -q '"peer"' && fail "a peer with the links down: $out"
 # per socket, either way: socket 0 received 12800 B and sent 64000 B,
 # socket 1 the other way round, the others nothing.  Where the plan counts
 # at the sending end, receive per socket is known with two sockets only.
-if [ $END = tx ] && [ "$NR_SOCKETS" -ne 2 ]; then
-	expect_num "sockets whose receive is unknown" \
-		"$(echo "$out" | grep -o '\], "rx_bandwidth_bytes_per_s": null, "tx_bandwidth_bytes_per_s": [0-9.]*}' | grep -c .)" \
-		"$NR_SOCKETS"
-else
-echo "$out" | awk -v nr="$NR_SOCKETS" '{
+socket_bytes()
+{
+	echo "$1" | awk -v nr="$NR_SOCKETS" '{
 	match($0, /"interval_s": [0-9.]+/); t = substr($0, RSTART + 14, RLENGTH - 14)
 	split("12800 64000 64000 12800", want, " ")
 	for (k = 5; k <= 2 * nr; k++) want[k] = 0
@@ -91,12 +101,42 @@ echo "$out" | awk -v nr="$NR_SOCKETS" '{
 		}
 		n++
 	}
-	exit bad || n != nr }' || fail "socket receive/send bytes: $out"
+	exit bad || n != nr }'
+}
+if [ $END = tx ] && [ "$NR_SOCKETS" -ne 2 ]; then
+	expect_num "sockets whose receive is unknown" \
+		"$(echo "$out" | grep -o '\], "rx_bandwidth_bytes_per_s": null, "tx_bandwidth_bytes_per_s": [0-9.]*}' | grep -c .)" \
+		"$NR_SOCKETS"
+else
+	socket_bytes "$out" || fail "socket receive/send bytes: $out"
 fi
+links_up
+t_end
+
+# With the silicon's map (qpisim's wiring, no option): every platform
+# counts where a flit is sent, and each port receives exactly what its far
+# end sent, in JSON and per socket, with any number of sockets.
+t_begin "receive_from_the_far_end_without_link_map"
+out=$("$QPISTAT" --json -- sh -c "$TRAFFIC")
+[ "$NR_SOCKETS" -eq 2 ] &&
+	{ echo "$out" | grep -qF "\"platform\": \"$NAME\", \"measured_at\": \"tx\"}" ||
+	fail "not the sending end everywhere on $NAME with the map: $out"; }
+for want in \
+	'"clockticks": 4750, "tx_data_flits": 8000, "tx_nondata_flits": 1500, "peer": {"socket": 1, "port": 0}, "rx_data_flits": 0, "rx_nondata_flits": 0, "rx_bytes": 0, "tx_bytes": 64000' \
+	'"clockticks": 4750, "tx_data_flits": 0, "tx_nondata_flits": 0, "peer": {"socket": 0, "port": 0}, "rx_data_flits": 8000, "rx_nondata_flits": 1500, "rx_bytes": 64000, "tx_bytes": 0' \
+	'"clockticks": 900, "tx_data_flits": 0, "tx_nondata_flits": 0, "peer": {"socket": 1, "port": 1}, "rx_data_flits": 1600, "rx_nondata_flits": 200, "rx_bytes": 12800, "tx_bytes": 0' \
+	'"clockticks": 900, "tx_data_flits": 1600, "tx_nondata_flits": 200, "peer": {"socket": 0, "port": 1}, "rx_data_flits": 0, "rx_nondata_flits": 0, "rx_bytes": 0, "tx_bytes": 12800' \
+	'"tx_utilization": 1.000000, "tx_protocol_overhead": 0.157895' \
+	', "link_state": "normal_operation"}'; do
+	echo "$out" | grep -qF "$want" || fail "no '$want' in: $out"
+done
+[ "$NR_SOCKETS" -eq 2 ] && { socket_bytes "$out" || fail "socket receive/send bytes: $out"; }
 t_end
 
 t_begin "prometheus_series_of_the_plan"
+links_down
 out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+links_up
 if [ $END = tx ]; then
 	expect_lines "$out" \
 		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
@@ -106,7 +146,7 @@ if [ $END = tx ]; then
 		'qpi_tx_bytes_total{socket="1",port="0"} 0' \
 		'qpi_clockticks_total{socket="0",port="1"} 900' \
 		'qpi_tx_utilization_ratio{socket="0",port="0"} 1.000000'
-	echo "$out" | grep -q '^qpi_rx_' && fail "Rx series on $NAME"
+	echo "$out" | grep -q '^qpi_rx_' && fail "Rx series on $NAME with the links down"
 else
 	expect_lines "$out" \
 		'qpi_rx_bytes_total{socket="1",port="0"} 64000' \
@@ -114,17 +154,50 @@ else
 		'qpi_rx_bytes_total{socket="0",port="1"} 12800' \
 		'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
 		'qpi_tx_bytes_total{socket="1",port="1"} 12800'
-	echo "$out" | grep -q '^qpi_tx_flits_total' && fail "Tx flit series on $NAME"
+	echo "$out" | grep -q '^qpi_tx_flits_total' && fail "Tx flit series on $NAME with the links down"
+fi
+expect_lines "$out" \
+	'qpi_link_normal_operation{socket="0",port="0"} 0' \
+	'qpi_link_state{socket="0",port="0",qpi_link_state="link_abort"} 1' \
+	'qpi_link_state{socket="0",port="0",qpi_link_state="normal_operation"} 0'
+echo "$out" | grep -q '^qpi_link_peer_info' && fail "a peer with the links down"
+# the silicon's map: the same series on every platform, receive from the far end
+out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+expect_lines "$out" \
+	'qpi_tx_bytes_total{socket="0",port="0"} 64000' \
+	'qpi_tx_flits_total{socket="0",port="0"} 9500' \
+	'qpi_rx_bytes_total{socket="1",port="0"} 64000' \
+	'qpi_rx_flits_total{socket="1",port="0"} 9500' \
+	'qpi_rx_utilization_ratio{socket="1",port="0"} 1.000000' \
+	'qpi_rx_protocol_overhead_ratio{socket="1",port="0"} 0.157895' \
+	'qpi_rx_bytes_total{socket="0",port="1"} 12800' \
+	'qpi_tx_bytes_total{socket="1",port="1"} 12800' \
+	'qpi_link_peer_info{socket="0",port="0",peer_socket="1",peer_port="0"} 1' \
+	'qpi_link_peer_info{socket="1",port="1",peer_socket="0",peer_port="1"} 1' \
+	'qpi_link_normal_operation{socket="1",port="1"} 1' \
+	'qpi_link_state{socket="0",port="1",qpi_link_state="normal_operation"} 1'
+if [ $END = rx ]; then
+	# the port's own Rx data flits, to check the far end, on every port
+	expect_num "qpi_rx_own_data_flits_total series" \
+		"$(echo "$out" | grep -c '^qpi_rx_own_data_flits_total{')" $((2 * NR_SOCKETS))
+else
+	echo "$out" | grep -q '^qpi_rx_own' && fail "own Rx flits on $NAME"
 fi
 t_end
 
 # What qpistat programs into socket 0 port 0 while it counts: the plan's
 # bandwidth events on three or four counters, never an Rx flit event where
-# the plan counts at the sending end.
+# the plan counts at the sending end but the Rx data flits that check the
+# far end (SNB-EP, IVB-EP), in the spare counter's turns.
 t_begin "counters_hold_the_plan"
-regs=$("$QPISTAT" -- cat "$DBG/socket0/qpi0/regs")
-sel=$(echo "$regs" | sed -n 's/^ctl[0-3]=//p' | while read -r v; do
-	[ $((v & 0x400000)) -ne 0 ] && printf '0x%04x\n' $((v & 0xffff)); done | sort)
+sel_of()
+{
+	echo "$1" | sed -n 's/^ctl[0-3]=//p' | while read -r v; do
+		[ $((v & 0x400000)) -ne 0 ] && printf '0x%04x\n' $((v & 0xffff)); done | sort
+}
+links_down
+sel=$(sel_of "$("$QPISTAT" -- cat "$DBG/socket0/qpi0/regs")")
+links_up
 if [ $END = tx ]; then
 	for e in 0x0014 0x0200 0x0400; do
 		echo "$sel" | grep -qx $e || fail "no $e among the enabled controls: $sel"
@@ -133,34 +206,46 @@ if [ $END = tx ]; then
 	# the fourth counter: one health event's turn
 	expect_num "enabled controls" "$(echo "$sel" | grep -c .)" 4
 else
-	expect_eq "enabled controls" "$(echo "$sel" | paste -sd' ' -)" "0x0014 0x0200 0x0201 0x0401"
+	expect_eq "enabled controls, links down" "$(echo "$sel" | paste -sd' ' -)" "0x0014 0x0200 0x0201 0x0401"
 fi
+sel=$(sel_of "$("$QPISTAT" -- cat "$DBG/socket0/qpi0/regs")")
+for e in 0x0014 0x0200 0x0400; do
+	echo "$sel" | grep -qx $e || fail "no $e among the enabled controls with the map: $sel"
+done
+echo "$sel" | grep -qx 0x0401 && fail "Rx non-data flits with the map on $NAME: $sel"
+[ $END = tx ] && echo "$sel" | grep -qx 0x0201 && fail "an Rx flit event on $NAME: $sel"
+expect_num "enabled controls with the map" "$(echo "$sel" | grep -c .)" 4
 t_end
 
 # With perf's rotation stopped, the first health event (CRC errors in
 # normal operation) keeps the spare counter: its count is exact, and the
-# others say they never counted (no extrapolation from nothing).
+# others say they never counted (no extrapolation from nothing).  Every
+# platform with the silicon's map; SNB-EP and IVB-EP with the links down
+# have no counter to spare and no health series.
 t_begin "health_series_and_their_counted_time"
-if [ $END = tx ]; then
-	mux_stop
-	out=$("$QPISTAT" --prometheus -- sh -c "echo 'event socket=0 box=qpi0 event=0x03 umask=0x02 count=3
+mux_stop
+out=$("$QPISTAT" --prometheus -- sh -c "echo 'event socket=0 box=qpi0 event=0x03 umask=0x02 count=3
 event socket=0 box=qpi0 event=0x03 umask=0x01 count=5
 event socket=0 box=qpi0 event=0x0d count=40 cycles=100' > $DBG/inject; sleep 0.2")
-	mux_back
-	expect_lines "$out" \
-		'qpi_crc_errors_total{socket="0",port="0",phase="normal"} 3' \
-		'qpi_crc_errors_total{socket="0",port="0",phase="link_init"} 0' \
-		'qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="link_init"} 0.000000000' \
-		'qpi_l0p_cycles_total{socket="0",port="0",direction="tx"} 0' \
-		'qpi_l0p_cycles_counted_seconds_total{socket="0",port="0",direction="tx"} 0.000000000' \
-		'qpi_l1_cycles_total{socket="1",port="1"} 0' \
-		'qpi_retry_stall_cycles_total{socket="1",port="0",level="almost_full"} 0'
-	c=$(echo "$out" | sed -n 's/^qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="normal"} //p')
-	awk -v c="$c" 'BEGIN { exit !(c >= 0.2) }' || fail "CRC normal counted $c s, want >= 0.2"
-else
+mux_back
+expect_lines "$out" \
+	'qpi_crc_errors_total{socket="0",port="0",phase="normal"} 3' \
+	'qpi_crc_errors_total{socket="0",port="0",phase="link_init"} 0' \
+	'qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="link_init"} 0.000000000' \
+	'qpi_l0p_cycles_total{socket="0",port="0",direction="tx"} 0' \
+	'qpi_l0p_cycles_counted_seconds_total{socket="0",port="0",direction="tx"} 0.000000000' \
+	'qpi_l1_cycles_total{socket="1",port="1"} 0' \
+	'qpi_retry_stall_cycles_total{socket="1",port="0",level="almost_full"} 0'
+c=$(echo "$out" | sed -n 's/^qpi_crc_errors_counted_seconds_total{socket="0",port="0",phase="normal"} //p')
+awk -v c="$c" 'BEGIN { exit !(c >= 0.2) }' || fail "CRC normal counted $c s, want >= 0.2"
+[ $END = rx ] && expect_lines "$out" \
+	'qpi_rx_own_data_flits_counted_seconds_total{socket="0",port="0"} 0.000000000'
+if [ $END = rx ]; then
+	links_down
 	out=$("$QPISTAT" --prometheus -- true)
+	links_up
 	echo "$out" | grep -q 'qpi_crc_errors' &&
-		fail "health series on $NAME, whose bandwidth takes all 4 counters"
+		fail "health series on $NAME with the links down, whose bandwidth takes all 4 counters"
 fi
 t_end
 
@@ -245,6 +330,8 @@ STREAMS="rate socket=0 box=qpi0 event=0x00 umask=0x02 per_s=100000
 rate socket=1 box=qpi1 event=0x00 umask=0x02 per_s=100000"
 echo 110 > "$DBG/socket1/qpi0/rx_count_pct"
 echo "$STREAMS" > $DBG/inject
+# no far end known: per socket pair (the silicon's map: per link, below)
+links_down
 "$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1
 echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
 echo 100 > "$DBG/socket1/qpi0/rx_count_pct"
@@ -269,6 +356,7 @@ else
 	echo "$out" | grep -qE "^skip symmetry +$NAME: only the sending end is counted" ||
 		fail "not skipped on $NAME: $out"
 fi
+links_up
 t_end
 
 # The link map for qpistat: qpisim's wiring ($DBG/links, a line "S.P T.Q"
@@ -321,15 +409,28 @@ qpi_tx_bytes_total{socket=\"${a%.*}\",port=\"${a#*.}\"} $((64 * na))"
 		"$(echo "$out" | grep -c '^qpi_rx_bytes_total{')" $((2 * k))
 	out=$("$QPISTAT" --json --link-map @$MAP -- sh -c "echo '$inj' > $DBG/inject")
 	expect_num "ports with a peer in --json" "$(echo "$out" | grep -o '"peer": {' | grep -c .)" $((2 * k))
+	# every port (2 a socket) in the map: every receive is known
+	if [ $k -eq "$NR_SOCKETS" ]; then
+		echo "$out" | grep -qE '"rx_(bytes|bandwidth_bytes_per_s)": null' &&
+			fail "receive unknown with every port mapped: $out"
+	fi
+	# the same figures from the silicon's map, no option
+	if [ $MAP_FROM = qpisim ]; then
+		out=$("$QPISTAT" --prometheus -- sh -c "echo '$inj' > $DBG/inject")
+		echo "$want" | sed '/^$/d' | while read -r line; do
+			echo "$out" | grep -qxF -- "$line" || echo "no line '$line' without --link-map"
+		done > /tmp/qpistat_map.miss
+		[ -s /tmp/qpistat_map.miss ] && fail "$(cat /tmp/qpistat_map.miss)"
+		expect_num "qpi_link_peer_info series without --link-map (2 per link)" \
+			"$(echo "$out" | grep -c '^qpi_link_peer_info{')" $((2 * k))
+	fi
 	if [ $END = tx ]; then
-		# every port (2 a socket) in the map: every receive is known
-		if [ $k -eq "$NR_SOCKETS" ]; then
-			echo "$out" | grep -qE '"rx_(bytes|bandwidth_bytes_per_s)": null' &&
-				fail "receive unknown with every port mapped: $out"
-		fi
+		# every link down: no far end, receive unknown, never an Rx event
+		sed 's/=.*/ down/' $MAP > $DBG/links
 		out=$("$QPISTAT" --json -- sh -c "echo '$inj' > $DBG/inject")
-		echo "$out" | grep -q '"peer"' && fail "a peer without the map: $out"
-		echo "$out" | grep -q 'rx_data_flits' && fail "Rx flits without the map on $NAME: $out"
+		sed 's/=.*/ up/' $MAP > $DBG/links
+		echo "$out" | grep -q '"peer"' && fail "a peer with every link down: $out"
+		echo "$out" | grep -q 'rx_data_flits' && fail "Rx flits without a map on $NAME: $out"
 	fi
 	# a map naming a port this machine does not have: 64, before counting
 	"$QPISTAT" --link-map 0.0=$NR_SOCKETS.0 -c 1 > /dev/null 2> /tmp/qpistat_map.err
@@ -363,7 +464,7 @@ streams()
 check_with()
 {
 	[ -n "$1" ] && echo "$1" > $DBG/inject
-	"$QPISTAT" --check --window 1500 --link-map "$2" > /tmp/qpistat_check.out 2>&1
+	"$QPISTAT" --check --window 1500 ${2:+--link-map "$2"} > /tmp/qpistat_check.out 2>&1
 	[ -n "$1" ] && echo "$1" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
 	grep '^[a-z]* *symmetry ' /tmp/qpistat_check.out
 }
@@ -382,6 +483,15 @@ if [ $END = rx ]; then
 	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 0 received [0-9]+ $R: \+[0-9.]+% WARN; socket 1 port 0 sent $Z, its far end socket 0 port 0 received 0 $R: below 1000, not compared; socket 0 port 1 sent $Z, its far end socket 1 port 1 received 0 $R: below 1000, not compared; socket 1 port 1 sent $F, its far end socket 0 port 1 received [0-9]+ $R: [-+][0-9.]+% => the two ends of the links disagree by over 5%: believe the sending end \(TxL_FLITS_G0.DATA\)" ||
 		fail "no per-link warning for 0.0 -> 1.0: $(cat /tmp/qpistat_check.out)"
 	expect_gaps "$out" "warn 5 15" below below ok
+	# the same from the silicon's map, without --link-map
+	if [ $MAP_FROM = qpisim ]; then
+		echo 110 > "$DBG/socket1/qpi0/rx_count_pct"
+		out=$(check_with "$(streams 0.0:1.0:100000 1.1:0.1:100000)" "")
+		echo 100 > "$DBG/socket1/qpi0/rx_count_pct"
+		echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 0 received [0-9]+ $R: \+[0-9.]+% WARN; socket 1 port 0 sent $Z, its far end socket 0 port 0 received 0 $R: below 1000, not compared; socket 0 port 1 sent $Z, its far end socket 1 port 1 received 0 $R: below 1000, not compared; socket 1 port 1 sent $F, its far end socket 0 port 1 received [0-9]+ $R: [-+][0-9.]+% => the two ends of the links disagree by over 5%: believe the sending end \(TxL_FLITS_G0.DATA\)" ||
+			fail "no per-link warning from the silicon's map: $(cat /tmp/qpistat_check.out)"
+		expect_gaps "$out" "warn 5 15" below below ok
+	fi
 	out=$(check_with "$(streams 0.0:1.0:100000 0.1:1.1:50000)" 0.0=1.1,0.1=1.0)
 	echo "$out" | grep -qE "^warn symmetry +socket 0 port 0 sent $F, its far end socket 1 port 1 received [0-9]+ $R: -[0-9.]+% WARN, socket 1 port 0 received [0-9]+ \([-+][0-9.]+%\): the link map looks wrong; .* => the link map looks wrong: socket 0 port 0's traffic arrives at socket 1 port 0, not at socket 1 port 1 \(entry 1 '0\.0=1\.1'\); socket 0 port 1's traffic arrives at socket 1 port 1, not at socket 1 port 0 \(entry 2 '0\.1=1\.0'\); correct --link-map" ||
 		fail "a crossed map not called wrong: $(cat /tmp/qpistat_check.out)"
@@ -406,6 +516,63 @@ else
 	echo "$out" | grep -qE "^skip symmetry +$NAME: only the sending end is counted" ||
 		fail "not skipped on $NAME with the map: $out"
 fi
+t_end
+
+# A link taken out of normal operation (qpisim's "S.P down": both ends in
+# link abort, their parameters cleared): --check's link verdict names
+# each end and its state, the map verdict has the other link only, and a
+# --link-map that disagrees with the silicon is named entry by entry, by
+# --check and by qpistat itself, which counts by it.  The exporter's link
+# families say the same; SNB-EP/IVB-EP count that link's ports at the
+# receiving end, the others at the sending end.
+t_begin "check_names_a_down_link_and_a_wrong_map"
+printf '0.0 1.0\n0.1 1.1\n0.1 down\n' > $DBG/links
+"$QPISTAT" --check --window 100 > /tmp/qpistat_check.out 2>&1
+out=$(grep '^[a-z]* *link ' /tmp/qpistat_check.out)
+case $out in
+"warn link "*"socket 0 port 1: not in normal operation (link_abort); socket 1 port 1: not in normal operation (link_abort) => "*"a link not in normal operation carries nothing"*) ;;
+*) fail "no link verdict naming the down link: $(cat /tmp/qpistat_check.out)" ;;
+esac
+out=$(grep '^[a-z]* *map ' /tmp/qpistat_check.out)
+if [ "$NR_SOCKETS" -eq 2 ]; then
+	expect_eq "map verdict" "$out" "pass map      the silicon's (qpi_uncore's uncore_qpi_*/die* files): 0.0=1.0"
+fi
+WRONG="--link-map entry 1 '0.0=1.1': the silicon links socket 0 port 0 to socket 1 port 0, socket 1 port 1 to nothing (link_abort, not_normal_operation); entry 2 '0.1=1.0': the silicon links socket 0 port 1 to nothing (link_abort, not_normal_operation), socket 1 port 0 to socket 0 port 0"
+"$QPISTAT" --check --window 100 --link-map 0.0=1.1,0.1=1.0 > /tmp/qpistat_check.out 2>&1
+out=$(grep '^[a-z]* *map ' /tmp/qpistat_check.out)
+case $out in
+"warn map      $WRONG"*" => --link-map overrides the silicon's map: correct it, or drop it to use the silicon's") ;;
+*) fail "the differing entries not named: $out" ;;
+esac
+out=$("$QPISTAT" --prometheus --link-map 0.0=1.1,0.1=1.0 -- true 2> /tmp/qpistat_map.err)
+expect_num "exit status with a map that disagrees" $? 0
+if [ "$NR_SOCKETS" -eq 2 ]; then
+	expect_eq "qpistat's warning" "$(cat /tmp/qpistat_map.err)" \
+		"qpistat: --link-map disagrees with the silicon's map: ${WRONG#--link-map }; counting by --link-map (qpistat --check names each difference)"
+fi
+expect_lines "$out" 'qpi_link_peer_info{socket="0",port="0",peer_socket="1",peer_port="1"} 1'
+out=$("$QPISTAT" --prometheus -- sh -c "$TRAFFIC")
+expect_lines "$out" \
+	'qpi_link_normal_operation{socket="0",port="1"} 0' \
+	'qpi_link_normal_operation{socket="0",port="0"} 1' \
+	'qpi_link_state{socket="1",port="1",qpi_link_state="link_abort"} 1' \
+	'qpi_link_peer_info{socket="0",port="0",peer_socket="1",peer_port="0"} 1' \
+	'qpi_rx_bytes_total{socket="1",port="0"} 64000' \
+	'qpi_tx_bytes_total{socket="1",port="1"} 12800'
+echo "$out" | grep -q '^qpi_link_peer_info{socket="0",port="1"' && fail "a peer for the down link"
+if [ $END = rx ]; then
+	# the down link's ports count what they receive: 0.1 the 1600 data flits
+	expect_lines "$out" 'qpi_rx_bytes_total{socket="0",port="1"} 12800'
+	echo "$out" | grep -q '^qpi_crc_errors_total{socket="0",port="1"' &&
+		fail "health on a port counting at the receiving end"
+	out=$("$QPISTAT" --json -- true)
+	[ "$NR_SOCKETS" -eq 2 ] && { echo "$out" | grep -qF "\"platform\": \"$NAME\", \"measured_at\": \"mixed\"}" ||
+		fail "not mixed: $out"; }
+fi
+out=$("$QPISTAT" -- true)
+echo "$out" | grep -qE '^ +[0-9.]+ +0 port1 link: link_abort \(not_normal_operation\), not in normal operation$' ||
+	fail "no table line for the down link: $out"
+echo '0.1 up' > $DBG/links
 t_end
 
 # perf's own HSX/BDX metric qpi_data_transmit_bw is built on

@@ -2,8 +2,8 @@
 /*
  * qpistat --check: one line per check (pass, warn, fail or skip), what it
  * saw and what to do, so that a user can paste the output into a bug
- * report.  Checks: cpu, pci, binding, module, link, linkmap (with
- * --link-map only), counting, foreign, health, symmetry.
+ * report.  Checks: cpu, pci, binding, module, map, link, counting,
+ * foreign, health, symmetry.
  *
  * Everything is read from sysfs and procfs under check_root, so the host
  * tests run it against a fake tree; counting and the read-back of the
@@ -22,7 +22,7 @@
 #include "check.h"
 #include "check_int.h"
 
-/* --link-map's, which ck_map points to */
+/* --link-map's, which ck_given points to */
 static struct linkmap link_map;
 
 /*
@@ -32,18 +32,17 @@ static struct linkmap link_map;
 static const struct check {
 	const char *name;
 	void (*run)(struct result *r);
-	bool map_only;		/* run with --link-map only */
 } checks[] = {
-	{ "cpu", check_cpu, false },
-	{ "pci", check_pci, false },
-	{ "binding", check_binding, false },
-	{ "module", check_module, false },
-	{ "link", check_link, false },
-	{ "linkmap", check_linkmap, true },
-	{ "counting", check_counting, false },
-	{ "foreign", check_foreign, false },
-	{ "health", check_health_live, false },
-	{ "symmetry", check_symmetry_live, false },
+	{ "cpu", check_cpu },
+	{ "pci", check_pci },
+	{ "binding", check_binding },
+	{ "module", check_module },
+	{ "map", check_map },
+	{ "link", check_link },
+	{ "counting", check_counting },
+	{ "foreign", check_foreign },
+	{ "health", check_health_live },
+	{ "symmetry", check_symmetry_live },
 };
 
 _Static_assert(sizeof(checks) / sizeof(checks[0]) <= CHECK_MAX, "CHECK_MAX");
@@ -56,8 +55,7 @@ int check_run(FILE *out, bool json, int window_ms)
 	ck.window_ms = window_ms;
 	ck.root = !geteuid();
 	for (i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
-		if (!checks[i].map_only || ck_map)
-			checks[i].run(result(checks[i].name));
+		checks[i].run(result(checks[i].name));
 	return check_print(out, json);
 }
 
@@ -66,7 +64,7 @@ static void check_usage(void)
 	fprintf(stderr,
 		"usage: qpistat --check [--json] [--window ms] [--link-map S.P=T.Q,...|@FILE]\n"
 		"  --json        one JSON document\n"
-		"  --link-map    the far end of each port: symmetry per link\n"
+		"  --link-map    the far end of each port, instead of the silicon's map\n"
 		"  --window ms   how long to count clockticks (default 200, 10-10000)\n"
 		"exit status: 0 every check passed (or warned), 1 a check failed (a link map\n"
 		"that does not fit this machine among them), 2 usage, 64 a link map that does\n"
@@ -89,7 +87,7 @@ int check_main(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	ck_map = NULL;
+	ck_given = NULL;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
@@ -112,7 +110,7 @@ int check_main(int argc, char **argv)
 				fprintf(stderr, "qpistat: %s\n", err);
 				return rc;
 			}
-			ck_map = &link_map;
+			ck_given = &link_map;
 			break;
 		default:
 			check_usage();
@@ -123,6 +121,6 @@ int check_main(int argc, char **argv)
 		fprintf(stderr, "qpistat: --check takes no command ('%s')\n", argv[optind]);
 		return 2;
 	}
-	/* a map that parses but does not fit here is the linkmap check's */
+	/* a map that parses but does not fit here is the map check's verdict */
 	return check_run(stdout, json, window);
 }

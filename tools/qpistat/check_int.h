@@ -2,13 +2,13 @@
 /*
  * What the files of qpistat --check share, below check.h.  A family of
  * checks is a file: check_cpu.c, check_pci.c, check_module.c (binding,
- * module), check_link.c, check_counting.c (counting, foreign),
+ * module), check_map.c, check_link.c, check_counting.c (counting, foreign),
  * check_health.c, check_symmetry.c; a new check is a file and a row in
  * check.c's checks[].  Calls go one way: check.c (the table, the options)
  * to check_output.c and the checks; check_counting.c to check_link.c
- * (and check_pci.c's kind_name), check_symmetry.c to check_health.c; all
- * to check_base.c (the shared state, reading sysfs, procfs and config
- * space).
+ * (and check_pci.c's kind_name), check_symmetry.c to check_health.c,
+ * check_map.c to check_symmetry.c's sysfs_ports(); all to check_base.c
+ * (the shared state, reading sysfs, procfs and config space).
  */
 #ifndef QPISTAT_CHECK_INT_H
 #define QPISTAT_CHECK_INT_H
@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "linkmap.h"
+#include "sysmap.h"
 
 #define MAX_FNS		256
 #define MAX_BUSES	16
@@ -61,7 +62,7 @@ struct check_state {
 	bool no_qpi;
 	/* ... because it is a Xeon 7500/E7, whose S-Box qpi_uncore drives */
 	bool sbox;
-	/* the linkmap verdict: --link-map does not fit this machine */
+	/* the map check's verdict: --link-map does not fit this machine */
 	bool map_bad;
 	struct fn fns[MAX_FNS];
 	int nr_fns;
@@ -77,6 +78,8 @@ struct check_state {
 	struct result res[CHECK_MAX];
 	int nr_res;
 	int window_ms;		/* --window */
+	/* the silicon's map and link states, as the map check read them */
+	struct sysmap links;
 };
 
 extern struct check_state ck;
@@ -109,6 +112,13 @@ void check_pci(struct result *r);
 void check_binding(struct result *r);
 void check_module(struct result *r);
 
+/*
+ * check_map.c: where the link map comes from, --link-map (@ck_given) or
+ * the silicon's; sets ck_map and ck.links for the checks after it.
+ */
+extern const struct linkmap *ck_given;
+void check_map(struct result *r);
+
 /* check_link.c */
 void check_link(struct result *r);
 
@@ -134,10 +144,9 @@ void read_health(struct hbox *b, int when);
 void check_health_live(struct result *r);
 
 /* check_symmetry.c */
-/* --link-map: the far end of each port, NULL without */
+/* the far end of each port: --link-map, or the silicon's; NULL without */
 extern const struct linkmap *ck_map;
 int sysfs_ports(struct lm_end *ports, int max);
-void check_linkmap(struct result *r);
 void check_symmetry_live(struct result *r);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --check's link check: each QPI port's speed and state from
- * QPI_RATE_STATUS.
+ * QPI_RATE_STATUS, and its link state as qpi_uncore publishes it (read
+ * by the map check into ck.links).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -23,9 +24,40 @@ double check_link_hz(double gts)
 	return gts * 1e9 / 8;
 }
 
+/*
+ * The ports not in normal operation by qpi_uncore's link files, each
+ * named in @r->saw; warns for any.  Returns how many ports had a state.
+ */
+static int link_states(struct result *r)
+{
+	int i, n = 0, out = 0;
+
+	for (i = 0; i < ck.links.nr; i++) {
+		const struct sm_port *p = &ck.links.port[i];
+
+		if (!p->has_state)
+			continue;
+		n++;
+		if (p->normal)
+			continue;
+		out++;
+		app(r->saw, "%ssocket %d port %d: not in normal operation (%s)",
+		    r->saw[0] ? "; " : "", p->socket, p->port, p->state);
+	}
+	if (n && !out)
+		app(r->saw, "%s%d port%s in normal operation", r->saw[0] ? "; " : "", n,
+		    n > 1 ? "s" : "");
+	if (out) {
+		r->status = r->status > CK_WARN ? r->status : CK_WARN;
+		app(r->todo, "%sa link not in normal operation carries nothing: check the board's QPI links and the QPI settings in the BIOS setup; a port the board does not wire stays so",
+		    r->todo[0] ? "; " : "");
+	}
+	return n;
+}
+
 void check_link(struct result *r)
 {
-	int i, up = 0, down = 0, unread = 0, s;
+	int i, up = 0, down = 0, unread = 0, s, states;
 	bool socket_up[MAX_SOCKETS] = { false }, socket_seen[MAX_SOCKETS] = { false };
 
 	for (i = 0; i < ck.nr_fns; i++) {
@@ -57,7 +89,8 @@ void check_link(struct result *r)
 			    r->saw[0] ? "; " : "", fn->socket, fn->idx, v & 7);
 		}
 	}
-	if (!up && !down && !unread) {
+	states = link_states(r);
+	if (!up && !down && !unread && !states) {
 		r->status = CK_SKIP;
 		app(r->saw, "no QPI port function (see pci)");
 		return;

@@ -111,9 +111,12 @@ int check_links(const struct check_port *pt, int n, const struct linkmap *m,
 	if (worst == CK_SKIP)
 		app(todo, "run it again under traffic on the links (at least %d data flits each way in the window)",
 		    (int)floor);
-	if (wrong_map)
+	if (wrong_map && !strncmp(m->spec, "--link-map", 10))
 		app(todo, "the link map looks wrong: %s; correct --link-map (the board's wiring)",
 		    wrong);
+	else if (wrong_map)
+		app(todo, "the link map looks wrong: %s; it is %s as qpi_uncore reads it: give the board's wiring with --link-map, and report it (Documentation/qpi_uncore.rst)",
+		    wrong, m->spec);
 	if (misread) {
 		if (todo[0])
 			app(todo, "; ");
@@ -139,33 +142,6 @@ int sysfs_ports(struct lm_end *ports, int max)
 		}
 	}
 	return n;
-}
-
-/*
- * --link-map against the QPI ports sysfs shows, a verdict among the
- * others: a map that cannot apply here (a mistyped port, another
- * machine's map, no QPI at all) says so on its line while every other
- * check still says what is there; symmetry then does not use it.
- */
-void check_linkmap(struct result *r)
-{
-	static struct lm_end ports[MAX_EVS];
-	char err[512];
-	int i, n = sysfs_ports(ports, MAX_EVS);
-
-	if (linkmap_check(ck_map, ports, n, err, sizeof(err))) {
-		ck.map_bad = true;
-		r->status = CK_FAIL;
-		app(r->saw, "%s", err);
-		app(r->todo, "give the map of this machine's wiring, its QPI ports as socket.port (qpistat.rst, \"The link map\"), or no --link-map");
-		return;
-	}
-	for (i = 0; i < ck_map->nr; i++)
-		app(r->saw, "%s%d.%d=%d.%d", i ? "," : "",
-		    ck_map->link[i].end[0].socket, ck_map->link[i].end[0].port,
-		    ck_map->link[i].end[1].socket, ck_map->link[i].end[1].port);
-	app(r->saw, ": %d link%s, each end a QPI port of this machine", ck_map->nr,
-	    ck_map->nr == 1 ? "" : "s");
 }
 
 /*
@@ -199,7 +175,7 @@ void check_symmetry_live(struct result *r)
 	}
 	if (ck.map_bad) {
 		r->status = CK_SKIP;
-		app(r->saw, "the link map does not fit this machine (see linkmap)");
+		app(r->saw, "the --link-map given does not fit this machine (see map)");
 		return;
 	}
 	if ((!ck_map && ck.nr_sockets != 2) || !ck.nr_pmus) {

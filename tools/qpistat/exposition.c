@@ -26,6 +26,7 @@
 enum {
 	M_CLK, M_RX_BYTES, M_TX_BYTES, M_FLITS, M_UTIL, M_OVERHEAD,
 	M_SPEED, M_R3_CLK, M_VNA, M_VN0, M_FW, M_HEALTH, M_COUNTED,
+	M_PEER, M_NORMAL, M_STATE, M_RX_OWN, M_RX_OWN_S,
 };
 
 #define ANY_END	-1
@@ -78,6 +79,21 @@ static const struct family {
 	  "Cycles the port's link was in L1, powered down (L1_POWER_CYCLES), counted while the event had a counter.", QPI, M_HEALTH, ANY_END, &hfams[3] },
 	{ "qpi_l1_cycles_counted_seconds_total", "counter", "seconds",
 	  "Seconds qpi_l1_cycles_total counted (health events take turns on the counters).", QPI, M_COUNTED, ANY_END, &hfams[3] },
+	/*
+	 * The links, as qpi_uncore reads them from the silicon: gauges in
+	 * the text format; in OpenMetrics an info family (qpi_link_peer) and
+	 * a state set (qpi_link_state, its label named as the family).
+	 */
+	{ "qpi_link_peer_info", "gauge", NULL,
+	  "The socket and port at the far end of the port's link, by the map qpistat's receive figures use (the one qpi_uncore reads from the silicon, or --link-map), as it was when qpistat started; value 1.", QPI, M_PEER, ANY_END, NULL },
+	{ "qpi_link_normal_operation", "gauge", NULL,
+	  "1 while the port's link is in normal operation (QPILS link_initialization_status 0110, read at every scrape), 0 otherwise: out of it the link carries nothing.", QPI, M_NORMAL, ANY_END, NULL },
+	{ "qpi_link_state", "gauge", NULL,
+	  "The port's link state (QPILS link_initialization_status) by name: 1 for the current one, 0 for the others; none is 1 for a code without a name.", QPI, M_STATE, ANY_END, NULL },
+	{ "qpi_rx_own_data_flits_total", "counter", NULL,
+	  "Data flits the port's own RxL_FLITS_G0.DATA counted, while it had a counter, never extrapolated (SNB-EP/IVB-EP ports whose far end is known): to compare with what the far end sent.", QPI, M_RX_OWN, ANY_END, NULL },
+	{ "qpi_rx_own_data_flits_counted_seconds_total", "counter", "seconds",
+	  "Seconds qpi_rx_own_data_flits_total counted (it takes turns on a counter with the health events).", QPI, M_RX_OWN_S, ANY_END, NULL },
 	{ "r3qpi_clockticks_total", "counter", NULL,
 	  "R3QPI clock cycles of the link.", R3QPI, M_R3_CLK, ANY_END, NULL },
 	{ "r3qpi_vna_credit_rejects_total", "counter", NULL,
@@ -88,29 +104,51 @@ static const struct family {
 	  "Times qpi_uncore found the link's counter controls reprogrammed by another tool (PCM, likwid -M 1, a BIOS SMI) while counting: its counts are then wrong.", R3QPI, M_FW, ANY_END, NULL },
 };
 
+/* the link states of this exposition, read once at its start */
+static struct sysmap links;
+
+/* The names of the link states, the state set's members (QPILS codes). */
+static const char *const state_names[] = {
+	"waiting_for_physical_layer", "internal_stall", "sending_ready_for_init",
+	"parameter_exchange", "sending_ready_for_normal_operation",
+	"normal_operation", "link_level_retry", "link_abort",
+	"param_ex_done_stalled", "param_ex_done_proceeding", "wait_for_normal",
+	"local_link_reset",
+};
+
 /*
- * A receive family where the plan counts at the sending end: its samples
+ * A receive family where box @b counts at the sending end: its samples
  * come from the far end's sending, for the ports the link map gives.
  */
-static bool rx_from_peer(const struct family *f)
+static bool rx_from_peer(const struct family *f, const struct box *b)
 {
-	return f->end == PLAN_RX && plan->end == PLAN_TX;
+	return f->end == PLAN_RX && box_plan(b)->end == PLAN_TX;
 }
 
 static bool family_has(const struct family *f, const struct box *b)
 {
+	const struct sm_port *p;
+
 	if (f->kind != b->kind)
 		return false;
-	if (rx_from_peer(f))
+	if (rx_from_peer(f, b))
 		return peer_box(b);
-	if (f->end != ANY_END && f->end != (int)plan->end)
+	if (f->end != ANY_END && f->end != (int)box_plan(b)->end)
 		return false;
 	if (f->what == M_FW)
 		return b->fw_fd >= 0;
 	if (f->what == M_HEALTH || f->what == M_COUNTED)
 		return has_health(b);
+	if (f->what == M_PEER)
+		return peer_box(b);
+	if (f->what == M_NORMAL || f->what == M_STATE) {
+		p = sysmap_port(&links, b->socket, b->idx);
+		return p && p->has_state;
+	}
+	if (f->what == M_RX_OWN || f->what == M_RX_OWN_S)
+		return has_rx_check(b);
 	if (f->what == M_TX_BYTES)
-		return plan->end == PLAN_TX || b->nr > BW_TX_DATA;
+		return box_plan(b)->end == PLAN_TX || b->nr > BW_TX_DATA;
 	/* credit rejects only where the platform has the events */
 	return f->kind == QPI || f->what == M_R3_CLK || b->nr == 3;
 }
@@ -135,6 +173,25 @@ static void health_samples(struct sbuf *sb, const struct family *f,
 	}
 }
 
+/* qpi_link_peer_info's sample, or qpi_link_state's, one per state */
+static void link_samples(struct sbuf *sb, const struct family *f,
+			 const struct box *b)
+{
+	const struct sm_port *p = sysmap_port(&links, b->socket, b->idx);
+	const struct box *peer = peer_box(b);
+	unsigned int i;
+
+	if (f->what == M_PEER) {
+		sb_printf(sb, "%s{socket=\"%d\",port=\"%d\",peer_socket=\"%d\",peer_port=\"%d\"} 1\n",
+			  f->name, b->socket, b->idx, peer->socket, peer->idx);
+		return;
+	}
+	for (i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		sb_printf(sb, "%s{socket=\"%d\",port=\"%d\",%s=\"%s\"} %d\n", f->name,
+			  b->socket, b->idx, f->name, state_names[i],
+			  !strcmp(p->state, state_names[i]));
+}
+
 static void sample(struct sbuf *sb, const struct family *f,
 		   const struct box *b, double dt)
 {
@@ -147,10 +204,14 @@ static void sample(struct sbuf *sb, const struct family *f,
 		health_samples(sb, f, b);
 		return;
 	}
+	if (f->what == M_PEER || f->what == M_STATE) {
+		link_samples(sb, f, b);
+		return;
+	}
 	sb_printf(sb, "%s{socket=\"%d\",%s=\"%d\"} ", f->name, b->socket,
 		  b->kind == QPI ? "port" : "link", b->idx);
 	/* what the far end sent is what this port received */
-	if (b->kind == QPI && rx_from_peer(f))
+	if (b->kind == QPI && rx_from_peer(f, b))
 		src = peer_box(b);
 	if (b->kind == QPI) {
 		port_figures(src, dt, true, &c, &q);
@@ -191,6 +252,15 @@ static void sample(struct sbuf *sb, const struct family *f,
 	case M_FW:
 		v = b->fw;
 		break;
+	case M_NORMAL:
+		v = sysmap_port(&links, b->socket, b->idx)->normal;
+		break;
+	case M_RX_OWN:
+		v = b->chk.value;
+		break;
+	case M_RX_OWN_S:
+		sb_printf(sb, "%.9f\n", b->chk.counted_s);
+		return;
 	}
 	sb_printf(sb, "%" PRIu64 "\n", v);
 }
@@ -205,8 +275,10 @@ void exposition(struct sbuf *sb, double dt, bool openmetrics)
 	unsigned int k;
 	int i;
 
+	read_links(&links);
 	for (k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
 		const struct family *f = &families[k];
+		const char *type = f->type;
 		size_t len = strlen(f->name);
 		bool any = false;
 
@@ -217,7 +289,13 @@ void exposition(struct sbuf *sb, double dt, bool openmetrics)
 		if (openmetrics) {
 			if (!strcmp(f->type, "counter"))
 				len -= strlen("_total");
-			sb_printf(sb, "# TYPE %.*s %s\n", (int)len, f->name, f->type);
+			if (f->what == M_PEER) {
+				type = "info";
+				len -= strlen("_info");
+			} else if (f->what == M_STATE) {
+				type = "stateset";
+			}
+			sb_printf(sb, "# TYPE %.*s %s\n", (int)len, f->name, type);
 			if (f->unit)
 				sb_printf(sb, "# UNIT %.*s %s\n", (int)len, f->name, f->unit);
 			sb_printf(sb, "# HELP %.*s %s\n", (int)len, f->name, f->help);

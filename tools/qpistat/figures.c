@@ -19,8 +19,9 @@ int nr_boxes;
 /* this CPU's row of the plan */
 const struct plan *plan;
 
-/* --link-map: the far end of each port, NULL without */
+/* the far end of each port: --link-map (map_given), or the silicon's */
 const struct linkmap *map;
+bool map_given;
 
 /* The QPI box at the far end of @b by the link map, NULL if unmapped. */
 const struct box *peer_box(const struct box *b)
@@ -45,7 +46,7 @@ void own_figures(const struct box *b, double dt, bool cum,
 	c->data = d(b, BW_DATA, cum);
 	c->nondata = d(b, BW_NONDATA, cum);
 	c->tx_data = b->nr > BW_TX_DATA ? d(b, BW_TX_DATA, cum) : 0;
-	plan_figures(plan, c, dt, f);
+	plan_figures(box_plan(b), c, dt, f);
 }
 
 /*
@@ -64,7 +65,7 @@ void port_figures(const struct box *b, double dt, bool cum,
 		struct plan_figures pf;
 
 		own_figures(peer, dt, cum, &pc, &pf);
-		plan_rx_from_peer(plan, &pf, f);
+		plan_rx_from_peer(box_plan(b), &pf, f);
 	}
 }
 
@@ -82,6 +83,24 @@ struct plan_health health(const struct box *b, int h, bool cum)
 		v.value -= b->hprev[h].value;
 		v.counted_s -= b->hprev[h].counted_s;
 		v.enabled_s -= b->hprev[h].enabled_s;
+	}
+	return v;
+}
+
+bool has_rx_check(const struct box *b)
+{
+	return b->kind == QPI && b->cfd >= 0;
+}
+
+/* The Rx data flits @b counted itself, over the last interval or the run. */
+struct plan_health rx_check(const struct box *b, bool cum)
+{
+	struct plan_health v = b->chk;
+
+	if (!cum) {
+		v.value -= b->chkprev.value;
+		v.counted_s -= b->chkprev.counted_s;
+		v.enabled_s -= b->chkprev.enabled_s;
 	}
 	return v;
 }

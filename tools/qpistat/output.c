@@ -86,16 +86,64 @@ static void print_health_row(double t, const struct box *b, double dt, bool cum)
 	       health(b, H_STALL_ALMOST, cum).value, l0t, l0r, l1, 100 * least);
 }
 
-void print_table(double t, double dt, bool cum)
+static const char *end_name(const struct box *b)
+{
+	return box_plan(b)->end == PLAN_RX ? "rx" : "tx";
+}
+
+/*
+ * Where the QPI ports count their flits: "rx" or "tx" for all of them,
+ * "mixed" where SNB-EP/IVB-EP count some ports at the sending end (their
+ * far end known) and the others at the receiving end.
+ */
+static const char *measured_at(void)
 {
 	const char *e = plan->end == PLAN_RX ? "rx" : "tx";
+	bool first = true;
+	int i;
+
+	for (i = 0; i < nr_boxes; i++) {
+		if (boxes[i].kind != QPI)
+			continue;
+		if (first)
+			e = end_name(&boxes[i]);
+		else if (strcmp(e, end_name(&boxes[i])))
+			return "mixed";
+		first = false;
+	}
+	return e;
+}
+
+/* "socket 0 port 1 link: link_abort (not_normal_operation)" lines */
+static void print_link_rows(double t, int s, const struct sysmap *sm)
+{
+	int i;
+
+	for (i = 0; i < sm->nr; i++) {
+		const struct sm_port *p = &sm->port[i];
+
+		if (p->socket != s || !p->has_state || p->normal)
+			continue;
+		printf("%9.3f %6d port%d link: %s%s%s%s, not in normal operation\n", t, s,
+		       p->port, p->state, p->reason[0] ? " (" : "", p->reason,
+		       p->reason[0] ? ")" : "");
+	}
+}
+
+void print_table(double t, double dt, bool cum)
+{
+	static struct sysmap sm;
+	const char *e = measured_at();
+	bool mixed = !strcmp(e, "mixed");
 	char flits[16], util[16];
 	int i, s;
 
-	snprintf(flits, sizeof(flits), "%s flits/s", e);
-	snprintf(util, sizeof(util), "%s util", e);
-	printf("%9s %6s %4s %8s %12s %12s %14s %8s %8s\n", "time", "socket",
-	       "port", "GT/s", "rx MB/s", "tx MB/s", flits, util, "overhead");
+	read_links(&sm);
+	snprintf(flits, sizeof(flits), mixed ? "flits/s" : "%s flits/s", e);
+	snprintf(util, sizeof(util), mixed ? "util" : "%s util", e);
+	printf("%9s %6s %4s %8s %12s %12s %14s %8s %8s%s\n", "time", "socket",
+	       "port", "GT/s", "rx MB/s", "tx MB/s", flits, util, "overhead",
+	       mixed ? "  at" : "");
 	for (s = 0; s < MAX_SOCKETS; s++) {
 		double rx = 0, tx = 0, peer;
 		char rxs[32] = "-", txs[32] = "-";
@@ -114,9 +162,10 @@ void print_table(double t, double dt, bool cum)
 					 boxes[i].speed);
 			snprintf(rxs, sizeof(rxs), m.rx_known ? "%.3f" : "-", m.rx_bw / 1e6);
 			snprintf(txs, sizeof(txs), m.tx_known ? "%.3f" : "-", m.tx_bw / 1e6);
-			printf("%9.3f %6d %4d %8s %12s %12s %14.0f %7.2f%% %7.2f%%\n",
+			printf("%9.3f %6d %4d %8s %12s %12s %14.0f %7.2f%% %7.2f%%%s%s\n",
 			       t, s, boxes[i].idx, speed, rxs, txs, m.flit_rate,
-			       100 * m.util, 100 * m.overhead);
+			       100 * m.util, 100 * m.overhead, mixed ? "  " : "",
+			       mixed ? end_name(&boxes[i]) : "");
 			rx += m.rx_bw;
 			tx += m.tx_bw;
 			rx_known &= m.rx_known;
@@ -132,6 +181,7 @@ void print_table(double t, double dt, bool cum)
 			printf("%9.3f %6d %4s %8s %12s %12.3f\n", t, s, "all",
 			       "", rxs, tx / 1e6);
 		}
+		print_link_rows(t, s, &sm);
 		for (i = 0; i < nr_boxes; i++)
 			if (boxes[i].socket == s && has_health(&boxes[i]))
 				print_health_row(t, &boxes[i], dt, cum);
@@ -213,18 +263,44 @@ static void print_json_peer(const struct box *b, double dt, bool cum)
 	if (!peer)
 		return;
 	printf(", \"peer\": {\"socket\": %d, \"port\": %d}", peer->socket, peer->idx);
-	if (plan->end != PLAN_TX)
+	if (box_plan(b)->end != PLAN_TX)
 		return;
 	own_figures(peer, dt, cum, &pc, &pf);
 	printf(", \"rx_data_flits\": %" PRIu64 ", \"rx_nondata_flits\": %" PRIu64,
 	       pc.data, pc.nondata);
 }
 
+/* the port's link state as qpi_uncore reads it, where it publishes one */
+static void print_json_link(const struct box *b, const struct sysmap *sm)
+{
+	const struct sm_port *p = sysmap_port(sm, b->socket, b->idx);
+
+	if (!p || !p->has_state)
+		return;
+	printf(", \"link_state\": \"%s\"", p->state);
+	if (p->reason[0])
+		printf(", \"no_peer_reason\": \"%s\"", p->reason);
+}
+
+/* the Rx data flits the port counted itself, part of the time */
+static void print_json_rx_check(const struct box *b, bool cum)
+{
+	struct plan_health v = rx_check(b, cum);
+
+	if (!has_rx_check(b))
+		return;
+	printf(", \"rx_own_data_flits\": {\"count\": %" PRIu64
+	       ", \"counted_s\": %.9f, \"enabled_s\": %.9f}",
+	       v.value, v.counted_s, v.enabled_s);
+}
+
 void print_json(double t, double dt, bool cum)
 {
-	const char *e = plan->end == PLAN_RX ? "rx" : "tx";
+	static struct sysmap sm;
+	const char *e;
 	int i, s, first_s = 1;
 
+	read_links(&sm);
 	printf("{\"time\": %.9f, \"interval_s\": %.9f, \"sockets\": [", t, dt);
 	for (s = 0; s < MAX_SOCKETS; s++) {
 		double rx = 0, tx = 0, peer;
@@ -245,6 +321,7 @@ void print_json(double t, double dt, bool cum)
 			if (boxes[i].kind != QPI || boxes[i].socket != s)
 				continue;
 			port_figures(&boxes[i], dt, cum, &c, &m);
+			e = end_name(&boxes[i]);
 			printf("%s{\"port\": %d, \"link_speed_gts\": %.1f, "
 			       "\"clockticks\": %" PRIu64 ", \"%s_data_flits\": %" PRIu64
 			       ", \"%s_nondata_flits\": %" PRIu64,
@@ -265,6 +342,8 @@ void print_json(double t, double dt, bool cum)
 			json_num(key, true, "%.6f", m.overhead);
 			if (has_health(&boxes[i]))
 				print_json_health(&boxes[i], dt, cum);
+			print_json_rx_check(&boxes[i], cum);
+			print_json_link(&boxes[i], &sm);
 			printf("}");
 			first = 0;
 			rx += m.rx_bw;
@@ -299,6 +378,7 @@ void print_json(double t, double dt, bool cum)
 		json_num("tx_bandwidth_bytes_per_s", true, "%.3f", tx);
 		printf("}");
 	}
-	printf("], \"platform\": \"%s\", \"measured_at\": \"%s\"}\n", plan->name, e);
+	printf("], \"platform\": \"%s\", \"measured_at\": \"%s\"}\n", plan->name,
+	       measured_at());
 	check_stdout();
 }

@@ -18,6 +18,7 @@
 #define RX_NON_DATA	{ "RxL_FLITS_G0.NON_DATA", EV(0x01, 0x04, 0) }
 #define TX_DATA		{ "TxL_FLITS_G0.DATA", EV(0x00, 0x02, 0) }
 #define TX_NON_DATA	{ "TxL_FLITS_G0.NON_DATA", EV(0x00, 0x04, 0) }
+#define NO_CHECK	{ NULL, 0 }
 
 /* The same events on every platform's table. */
 #define HEALTH {							\
@@ -38,27 +39,42 @@
 }
 
 /*
+ * SNB-EP and IVB-EP ports whose far end is known: each direction where it
+ * is sent, as on HSX and BDX (what a port received is what its peer
+ * sent).  Three pinned counters keep bandwidth exact both ways; the
+ * fourth takes turns between the health events and the port's own Rx
+ * data flits, which check one end of the link against the other.
+ */
+static const struct plan peer_plans[] = {
+	{ "SNB-EP", "snbep", 45, PLAN_TX, 3,
+	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3, NULL, RX_DATA },
+	{ "IVB-EP", "ivbep", 62, PLAN_TX, 3,
+	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3, NULL, RX_DATA },
+};
+
+/*
  * SNB-EP and IVB-EP: each direction where it is received, as Intel's
- * tables for them list.  HSX and BDX: their tables have no
- * RxL_FLITS_G0.DATA or .NON_DATA, PCM turned its incoming QPI metric off
- * there as over-counting, and perf's qpi_data_transmit_bw is built on
+ * tables for them list, for ports whose far end is unknown; all four
+ * counters.  HSX and BDX: their tables have no RxL_FLITS_G0.DATA or
+ * .NON_DATA, PCM turned its incoming QPI metric off there as
+ * over-counting, and perf's qpi_data_transmit_bw is built on
  * TxL_FLITS_G0.DATA: each direction where it is sent.
  */
 const struct plan plans[] = {
 	{ "SNB-EP", "snbep", 45, PLAN_RX, 4,
-	  { CLOCKTICKS, RX_DATA, RX_NON_DATA, TX_DATA }, HEALTH, R3 },
+	  { CLOCKTICKS, RX_DATA, RX_NON_DATA, TX_DATA }, HEALTH, R3, &peer_plans[0], NO_CHECK },
 	{ "IVB-EP", "ivbep", 62, PLAN_RX, 4,
-	  { CLOCKTICKS, RX_DATA, RX_NON_DATA, TX_DATA }, HEALTH, R3 },
+	  { CLOCKTICKS, RX_DATA, RX_NON_DATA, TX_DATA }, HEALTH, R3, &peer_plans[1], NO_CHECK },
 	{ "HSX", "hswep", 63, PLAN_TX, 3,
-	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3 },
+	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3, NULL, NO_CHECK },
 	{ "BDX", "bdx", 79, PLAN_TX, 3,
-	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3 },
+	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3, NULL, NO_CHECK },
 	/*
 	 * A CPU qpistat does not know (a hypervisor hiding the model): the
 	 * Tx events, which every platform's table has.
 	 */
 	{ "unknown", NULL, 0, PLAN_TX, 3,
-	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3 },
+	  { CLOCKTICKS, TX_DATA, TX_NON_DATA }, HEALTH, R3, NULL, NO_CHECK },
 };
 
 const int nr_plans = sizeof(plans) / sizeof(plans[0]);
@@ -71,6 +87,11 @@ const struct plan *plan_for_model(int model)
 		if (plans[i].model == model)
 			return &plans[i];
 	return &plans[nr_plans - 1];
+}
+
+const struct plan *plan_for_port(const struct plan *p, bool peer_known)
+{
+	return peer_known && p->with_peer ? p->with_peer : p;
 }
 
 int plan_cpu_model(const char *cpuinfo)

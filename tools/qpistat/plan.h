@@ -51,6 +51,18 @@ struct plan {
 	/* flexible: they take turns on the counters the group leaves */
 	struct plan_event health[PLAN_NR_HEALTH];
 	struct plan_event r3[PLAN_R3_EVENTS];
+	/*
+	 * The row for a port whose far end is known (the link map), NULL:
+	 * this one.  SNB-EP and IVB-EP then count each direction where it
+	 * is sent, as HSX and BDX, which leaves a counter for health.
+	 */
+	const struct plan *with_peer;
+	/*
+	 * Flexible too, on rows that count where a flit is sent and whose
+	 * table lists the Rx event: the data flits the port itself received,
+	 * to compare one end of the link with the other (name NULL: none).
+	 */
+	struct plan_event rx_check;
 };
 
 extern const struct plan plans[];
@@ -58,6 +70,12 @@ extern const int nr_plans;
 
 /* The row for family 6 model @model; the fallback row for any other. */
 const struct plan *plan_for_model(int model);
+
+/*
+ * The row a port of platform row @p uses: @p->with_peer when the port's
+ * far end is @peer_known and the platform has such a row, else @p.
+ */
+const struct plan *plan_for_port(const struct plan *p, bool peer_known);
 
 /* The model /proc/cpuinfo (or @cpuinfo) names first, -1 if none. */
 int plan_cpu_model(const char *cpuinfo);
@@ -97,7 +115,7 @@ void plan_rx_from_peer(const struct plan *p, const struct plan_figures *peer,
  * The bytes socket @s received over @dt: what the other sockets sent it.
  * @sent[i] is the bytes socket i sent on all its ports.  Known (true) only
  * with two sockets: with more, which socket a port's traffic went to needs
- * the link map, which no register qpistat reads gives.
+ * the link map (of the silicon, or --link-map).
  */
 bool plan_socket_rx(const uint64_t *sent, int nr_sockets, int s,
 		    uint64_t *bytes);

@@ -191,10 +191,26 @@ static void open_health(struct box *b, int type)
 		};
 
 		b->hfd[i] = -1;
-		if (b->kind != QPI || plan->nr_bw >= PLAN_MAX_BW)
+		if (b->kind != QPI || box_plan(b)->nr_bw >= PLAN_MAX_BW)
 			continue;
 		b->hfd[i] = perf_open(&attr, b->cpu, -1);
 		if (b->hfd[i] < 0)
+			perf_fail("qpi", b->idx, b->cpu);
+	}
+	/* the port's own receive, to compare with what its far end sent */
+	b->cfd = -1;
+	if (b->kind == QPI && box_plan(b)->rx_check.name &&
+	    box_plan(b)->nr_bw < PLAN_MAX_BW) {
+		struct perf_event_attr attr = {
+			.size = sizeof(attr), .type = type,
+			.config = box_plan(b)->rx_check.config,
+			.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+				       PERF_FORMAT_TOTAL_TIME_RUNNING,
+			.disabled = 1,
+		};
+
+		b->cfd = perf_open(&attr, b->cpu, -1);
+		if (b->cfd < 0)
 			perf_fail("qpi", b->idx, b->cpu);
 	}
 }
@@ -203,7 +219,6 @@ static void open_health(struct box *b, int type)
 int open_pmu(int kind, int idx)
 {
 	const char *name = kind == QPI ? "qpi" : "r3qpi";
-	const struct plan_event *ev = kind == QPI ? plan->bw : plan->r3;
 	int nr = kind == QPI ? plan->nr_bw : PLAN_R3_EVENTS;
 	char path[256], buf[512];
 	int type, opened = 0, cpus[MAX_SOCKETS], nr_cpus, k;
@@ -231,6 +246,8 @@ int open_pmu(int kind, int idx)
 	for (k = 0; k < nr_cpus; k++) {
 		int cpu = cpus[k];
 		struct box *b = &boxes[nr_boxes];
+		const struct plan_event *ev;
+		struct lm_end e;
 		int i;
 
 		if (nr_boxes == (int)(sizeof(boxes) / sizeof(boxes[0])))
@@ -241,8 +258,12 @@ int open_pmu(int kind, int idx)
 		b->cpu = cpu;
 		b->socket = cpu_socket(cpu);
 		b->type = type;
-		b->nr = nr;
-		for (i = 0; i < nr; i++) {
+		/* a port whose far end is known may count where flits are sent */
+		b->plan = kind == QPI ?
+			plan_for_port(plan, linkmap_peer(map, b->socket, idx, &e)) : plan;
+		ev = kind == QPI ? b->plan->bw : plan->r3;
+		b->nr = kind == QPI ? b->plan->nr_bw : nr;
+		for (i = 0; i < b->nr; i++) {
 			/*
 			 * Pinned: bandwidth stays exact whatever
 			 * else takes turns on the box's counters.
@@ -373,6 +394,16 @@ int try_read_all(void)
 			b->h[j].enabled_s = hv[1] / 1e9;
 			b->h[j].counted_s = hv[2] / 1e9;
 		}
+		if (b->cfd >= 0) {
+			uint64_t hv[3];
+
+			if (read(b->cfd, hv, sizeof(hv)) == sizeof(hv)) {
+				b->chkprev = b->chk;
+				b->chk.value = hv[0];
+				b->chk.enabled_s = hv[1] / 1e9;
+				b->chk.counted_s = hv[2] / 1e9;
+			}
+		}
 	}
 	return 0;
 }
@@ -437,6 +468,8 @@ void enable_all(int on)
 		for (j = 0; j < PLAN_NR_HEALTH; j++)
 			if (boxes[i].hfd[j] >= 0)
 				ioctl(boxes[i].hfd[j], req, 0);
+		if (boxes[i].cfd >= 0)
+			ioctl(boxes[i].cfd, req, 0);
 	}
 }
 
@@ -455,5 +488,76 @@ void close_all(void)
 		for (j = 0; j < PLAN_NR_HEALTH; j++)
 			if (boxes[i].hfd[j] >= 0)
 				close(boxes[i].hfd[j]);
+		if (boxes[i].cfd >= 0)
+			close(boxes[i].cfd);
 	}
+}
+
+/*
+ * The QPI ports sysfs shows, before any is opened: each uncore_qpi_N on
+ * the socket of each CPU of its cpumask.  Returns how many, at most @max.
+ */
+int qpi_ports(struct lm_end *ports, int max)
+{
+	char path[256], buf[512];
+	int idx, k, n = 0, cpus[MAX_SOCKETS], nr_cpus;
+
+	for (idx = 0; idx < MAX_BOXES; idx++) {
+		snprintf(path, sizeof(path), PMU_DIR "/uncore_qpi_%d/cpumask", idx);
+		if (check_read_str(path, buf, sizeof(buf)))
+			continue;
+		nr_cpus = check_cpulist(buf, cpus, MAX_SOCKETS);
+		for (k = 0; k < nr_cpus && n < max; k++) {
+			ports[n].socket = cpu_socket(cpus[k]);
+			ports[n++].port = idx;
+		}
+	}
+	return n;
+}
+
+/* The silicon's map of the QPI ports opened, with their link states. */
+void read_links(struct sysmap *sm)
+{
+	static struct lm_end ports[sizeof(boxes) / sizeof(boxes[0])];
+	int i, n = 0;
+
+	for (i = 0; i < nr_boxes; i++)
+		if (boxes[i].kind == QPI) {
+			ports[n].socket = boxes[i].socket;
+			ports[n++].port = boxes[i].idx;
+		}
+	sysmap_read(PMU_DIR, ports, n, sm);
+}
+
+/*
+ * Before anything is opened, the map the figures use: --link-map,
+ * checked against the ports there are (or exit 64) and compared with the
+ * silicon's (a warning naming each difference); without it, the
+ * silicon's, where qpi_uncore publishes one.
+ */
+void choose_map(void)
+{
+	static struct lm_end ports[sizeof(boxes) / sizeof(boxes[0])];
+	static struct sysmap sm;
+	static struct linkmap silicon;
+	char err[2048];
+	int n = qpi_ports(ports, (int)(sizeof(ports) / sizeof(ports[0])));
+	int rc;
+
+	if (!n)
+		return;
+	sysmap_read(PMU_DIR, ports, n, &sm);
+	if (!map_given) {
+		sysmap_links(&sm, &silicon);
+		map = silicon.nr ? &silicon : NULL;
+		return;
+	}
+	rc = linkmap_check(map, ports, n, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "qpistat: %s\n", err);
+		exit(rc);
+	}
+	if (sysmap_diff(map, &sm, err, sizeof(err)))
+		fprintf(stderr, "qpistat: %s disagrees with the silicon's map: %s; counting by %s (qpistat --check names each difference)\n",
+			map->spec, err, map->spec);
 }

@@ -63,8 +63,8 @@ static void usage(FILE *f, int status)
 		"  --textfile FILE     every -I ms, rewrite FILE for node_exporter's textfile\n"
 		"                      collector (counters since the start)\n"
 		"  --link-map S.P=T.Q,...|@FILE  which port is at the far end of which\n"
-		"                      (socket.port, each link once): per-port receive on\n"
-		"                      HSX/BDX, per-link --check on SNB-EP/IVB-EP\n"
+		"                      (socket.port, each link once), instead of the map\n"
+		"                      qpi_uncore reads from the silicon\n"
 		"  --check             does QPI monitoring work here, and if not, why: one\n"
 		"                      verdict per check (--json: one JSON document)\n"
 		"  --window ms         with --check: how long it counts (default 200, 10-10000)\n"
@@ -89,25 +89,7 @@ static void parse_link_map(const char *arg)
 		exit(rc);
 	}
 	map = &link_map;
-}
-
-/* every port of the link map against the QPI ports opened, or exit 64 */
-static void check_link_map(void)
-{
-	static struct lm_end ports[sizeof(boxes) / sizeof(boxes[0])];
-	char err[512];
-	int i, n = 0, rc;
-
-	for (i = 0; i < nr_boxes; i++)
-		if (boxes[i].kind == QPI) {
-			ports[n].socket = boxes[i].socket;
-			ports[n++].port = boxes[i].idx;
-		}
-	rc = linkmap_check(map, ports, n, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "qpistat: %s\n", err);
-		exit(rc);
-	}
+	map_given = true;
 }
 
 /* a whole number from 1 to INT_MAX, or exit 2 naming the option */
@@ -236,6 +218,7 @@ int main(int argc, char **argv)
 		}
 	}
 	plan = plan_for_model(plan_cpu_model(CPUINFO));
+	choose_map();
 	for (i = 0; i < MAX_BOXES; i++)
 		n += open_pmu(QPI, i) > 0;
 	if (!n)
@@ -243,8 +226,6 @@ int main(int argc, char **argv)
 	for (i = 0; i < MAX_BOXES; i++)
 		open_pmu(R3QPI, i);
 	read_speeds();
-	if (map)
-		check_link_map();
 	if (listen)
 		return listen_mode(lfd, where);
 	catch_signals();

@@ -20,6 +20,7 @@
 #include "linkmap.h"
 #include "plan.h"
 #include "server.h"
+#include "sysmap.h"
 
 #define MAX_SOCKETS	64
 #define MAX_BOXES	4
@@ -48,6 +49,15 @@ struct box {
 	 */
 	int hfd[PLAN_NR_HEALTH];
 	struct plan_health h[PLAN_NR_HEALTH], hprev[PLAN_NR_HEALTH];
+	/*
+	 * QPI: the box's row of the plan (plan_for_port(): SNB-EP/IVB-EP
+	 * count where a flit is sent once the far end is known), NULL: the
+	 * platform's row.  Its rx_check event, flexible as the health
+	 * events, on cfd (-1: not opened).
+	 */
+	const struct plan *plan;
+	int cfd;
+	struct plan_health chk, chkprev;
 };
 
 /*
@@ -57,8 +67,18 @@ struct box {
 extern struct box boxes[2 * MAX_SOCKETS * MAX_BOXES];
 extern int nr_boxes;
 extern const struct plan *plan;
-/* --link-map: the far end of each port, NULL without */
+/*
+ * The far end of each port, NULL without: --link-map, or else the
+ * silicon's map that qpi_uncore publishes (@map_given tells which).
+ */
 extern const struct linkmap *map;
+extern bool map_given;
+
+/* The row of the plan box @b counts by. */
+static inline const struct plan *box_plan(const struct box *b)
+{
+	return b->plan ? b->plan : plan;
+}
 
 static inline double ratio(double a, double b)
 {
@@ -79,6 +99,8 @@ void port_figures(const struct box *b, double dt, bool cum,
 bool has_health(const struct box *b);
 struct plan_health health(const struct box *b, int h, bool cum);
 double residency(const struct box *b, int h, double dt, bool cum);
+bool has_rx_check(const struct box *b);
+struct plan_health rx_check(const struct box *b, bool cum);
 bool socket_rx(int s, double dt, bool cum, double *bw);
 
 /*
@@ -95,6 +117,9 @@ void count_boxes(int *nq, int *nr3);
 const char *pmu_gone(void);
 void enable_all(int on);
 void close_all(void);
+int qpi_ports(struct lm_end *ports, int max);
+void choose_map(void);
+void read_links(struct sysmap *sm);
 
 /* output.c: the table and JSON outputs, and stdout's errors */
 void check_stdout(void);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "check_int.h"
 
 static int n, failed;
 static char root[64];
@@ -240,6 +241,77 @@ static void has(const char *name, const char *status, const char *text)
 	   name, status, text, l);
 }
 
+/*
+ * The silicon's map as qpi_uncore publishes it, in the fake machine's
+ * sysfs: the ports (cpumask, CPU 0 on socket 0, CPU 2 on socket 1), their
+ * far ends (uncore_qpi_P/dieS; empty: the driver's ENODATA) and link
+ * states.  The map verdict, the link verdict, and --link-map against it.
+ */
+static void die(int s, int p, const char *peer, const char *state)
+{
+	sh("d=%s/sys/bus/event_source/devices/uncore_qpi_%d; mkdir -p $d/link && "
+	   "printf '%s' > $d/die%d && printf '%s' > $d/link/die%d", root, p, peer, s, state, s);
+}
+
+static void silicon_map(void)
+{
+	static struct linkmap m;
+	char err[256];
+	int c;
+
+	run(false);
+	has("map", "skip", "no uncore_qpi_* PMU (see module)");
+	for (c = 0; c < 4; c++)
+		sh("d=%s/sys/devices/system/cpu/cpu%d/topology; mkdir -p $d && echo %d > $d/physical_package_id",
+		   root, c, c / 2);
+	sh("cd %s/sys/bus/event_source/devices && echo 0,2 > uncore_qpi_0/cpumask && echo 0,2 > uncore_qpi_1/cpumask",
+	   root);
+	run(false);
+	has("map", "skip", "qpi_uncore publishes no link map (no uncore_qpi_*/die* files: intel_uncore or an older qpi_uncore) => per-link symmetry and HSX/BDX's per-port receive need one");
+	has("link", "pass", "socket 1 port 1: up, 8.0 GT/s");
+	ok(!strstr(line("link"), "normal operation"), "no link files: the link check as before");
+
+	die(0, 0, "qpi_0,die_1\\n", "normal_operation\\n");
+	die(1, 0, "qpi_0,die_0\\n", "normal_operation\\n");
+	die(0, 1, "qpi_1,die_1\\n", "normal_operation\\n");
+	die(1, 1, "qpi_1,die_0\\n", "normal_operation\\n");
+	run(false);
+	ok(rc == 0, "the silicon's map: exit 0 (%d)", rc);
+	has("map", "pass", "the silicon's (qpi_uncore's uncore_qpi_*/die* files): 0.0=1.0, 0.1=1.1");
+	has("link", "pass", "socket 1 port 1: up, 8.0 GT/s; 4 ports in normal operation");
+
+	/* link 0.1=1.1 down */
+	die(0, 1, "", "link_abort not_normal_operation\\n");
+	die(1, 1, "", "parameter_exchange no_peer_parameters\\n");
+	run(false);
+	ok(rc == 0, "a link out of normal operation: a warning, exit 0 (%d)", rc);
+	has("map", "pass", "the silicon's (qpi_uncore's uncore_qpi_*/die* files): 0.0=1.0");
+	ok(!strstr(line("map"), "0.1=1.1"), "the down link is not in the map");
+	has("link", "warn", "socket 0 port 1: not in normal operation (link_abort); socket 1 port 1: not in normal operation (parameter_exchange) => ");
+	has("link", "warn", "a link not in normal operation carries nothing");
+
+	/* --link-map naming it, and the other link crossed */
+	linkmap_parse("0.0=1.1,0.1=1.0", &m, err, sizeof(err));
+	ck_given = &m;
+	run(false);
+	ck_given = NULL;
+	has("map", "warn", "--link-map entry 1 '0.0=1.1': the silicon links socket 0 port 0 to socket 1 port 0, socket 1 port 1 to nothing (parameter_exchange, no_peer_parameters); entry 2 '0.1=1.0': the silicon links socket 0 port 1 to nothing (link_abort, not_normal_operation), socket 1 port 0 to socket 0 port 0 => --link-map overrides the silicon's map: correct it, or drop it to use the silicon's");
+	linkmap_parse("0.0=1.0", &m, err, sizeof(err));
+	ck_given = &m;
+	run(false);
+	ck_given = NULL;
+	has("map", "pass", "--link-map agrees with the silicon's: 0.0=1.0");
+
+	/* in normal operation, but the two ends disagree */
+	die(0, 1, "", "normal_operation peer_disagrees\\n");
+	die(1, 1, "qpi_0,die_0\\n", "normal_operation\\n");
+	run(false);
+	has("map", "warn", "0.0=1.0; socket 0 port 1: in normal operation, no far end (peer_disagrees) => the link layer's parameters of 1 port in normal operation do not check out");
+	has("link", "pass", "4 ports in normal operation");
+	sh("rm -rf %s/sys/bus/event_source/devices/uncore_qpi_*/die* %s/sys/bus/event_source/devices/uncore_qpi_*/link "
+	   "%s/sys/bus/event_source/devices/uncore_qpi_*/cpumask", root, root, root);
+}
+
 int main(void)
 {
 	static char *bad_window[] = { "qpistat", "--check", "--window", "5", NULL };
@@ -441,6 +513,7 @@ int main(void)
 	has("link", "fail", "every port of socket 1 is down although the machine has 2 sockets");
 	cfg("0000:ff:08.0", 0xd4, 5);
 	cfg("0000:ff:09.0", 0xd4, 5);
+	silicon_map();
 
 	sh("for f in 7f:08.2 ff:13.6; do ln -sfn ../../../bus/pci/drivers/ivbep_uncore %s/sys/bus/pci/devices/0000:$f/driver; done", root);
 	sh("echo qpi_uncore > %s/sys/bus/pci/devices/0000:7f:09.2/driver_override", root);

@@ -7,7 +7,8 @@
  *    it too;
  *  - the formulas, with exact figures;
  *  - qpistat's figures over the boxes, for every row (test_figures.c);
- *  - the link map parser (test_linkmap.c).
+ *  - the link map parser (test_linkmap.c);
+ *  - the silicon's link map as qpi_uncore publishes it (test_sysmap.c).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -142,6 +143,11 @@ static int walk(const struct plan *p, const char *what)
 			       p->health[i].name, (unsigned long long)p->health[i].config);
 			missing++;
 		}
+	if (p->rx_check.name && !has(1, p->rx_check.config)) {
+		printf("# %s %s: no %s (config %#llx)\n", p->name, what,
+		       p->rx_check.name, (unsigned long long)p->rx_check.config);
+		missing++;
+	}
 	for (i = 0; i < PLAN_R3_EVENTS; i++)
 		if (!has(0, p->r3[i].config)) {
 			printf("# %s %s: no R3QPI %s (config %#llx)\n", p->name, what,
@@ -165,6 +171,14 @@ static void test_event_walk(void)
 		   p->table);
 		ok(load_aliases(p->table) && !walk(p, "aliases"),
 		   "%s: every event qpistat opens is a qpi_uncore alias", p->name);
+		if (!p->with_peer)
+			continue;
+		ok(load_csv(p->table) && !walk(p->with_peer, "table, with the peer"),
+		   "%s, a port with its peer known: every event in events-%s.csv",
+		   p->name, p->table);
+		ok(load_aliases(p->table) && !walk(p->with_peer, "aliases, with the peer"),
+		   "%s, a port with its peer known: every event a qpi_uncore alias",
+		   p->name);
 	}
 }
 
@@ -200,6 +214,34 @@ static void test_rows(void)
 	   plan_for_model(45)->bw[BW_NONDATA].config == 0x0401 &&
 	   plan_for_model(45)->bw[BW_TX_DATA].config == 0x0200,
 	   "bandwidth configs: HSX/BDX 0x0200 0x0400, SNB-EP 0x0201 0x0401 0x0200");
+	/*
+	 * A port whose far end is known: SNB-EP and IVB-EP count where a
+	 * flit is sent, on three counters, the fourth for health and the
+	 * port's own Rx data flits (the check of one end against the other);
+	 * HSX and BDX have one row.
+	 */
+	{
+		const struct plan *snb = plan_for_port(plan_for_model(45), true);
+		const struct plan *ivb = plan_for_port(plan_for_model(62), true);
+
+		ok(snb != plan_for_model(45) && ivb != plan_for_model(62) &&
+		   !strcmp(snb->name, "SNB-EP") && !strcmp(ivb->name, "IVB-EP") &&
+		   snb->end == PLAN_TX && ivb->end == PLAN_TX &&
+		   snb->nr_bw == 3 && ivb->nr_bw == 3 &&
+		   snb->bw[BW_CLK].config == 0x14 && snb->bw[BW_DATA].config == 0x0200 &&
+		   snb->bw[BW_NONDATA].config == 0x0400 &&
+		   ivb->bw[BW_DATA].config == 0x0200 && ivb->bw[BW_NONDATA].config == 0x0400 &&
+		   snb->rx_check.config == 0x0201 && ivb->rx_check.config == 0x0201 &&
+		   !strcmp(snb->rx_check.name, "RxL_FLITS_G0.DATA") &&
+		   snb->health[H_CRC_NORMAL].config == 0x0203 && !snb->with_peer,
+		   "SNB-EP, IVB-EP with the peer known: Tx end, 0x14 0x0200 0x0400 pinned, Rx data 0x0201 to check the far end");
+		ok(plan_for_port(plan_for_model(45), false) == plan_for_model(45) &&
+		   plan_for_port(plan_for_model(63), true) == plan_for_model(63) &&
+		   plan_for_port(plan_for_model(79), true) == plan_for_model(79) &&
+		   plan_for_port(plan_for_model(0), true) == plan_for_model(0) &&
+		   !plan_for_model(63)->rx_check.name && !plan_for_model(45)->rx_check.name,
+		   "SNB-EP without the peer: today's Rx row; HSX, BDX, unknown: one row, no Rx event");
+	}
 	ok(plan_for_model(63)->health[H_CRC_NORMAL].config == 0x0203 &&
 	   plan_for_model(63)->health[H_CRC_INIT].config == 0x0103 &&
 	   plan_for_model(63)->health[H_STALL_FULL].config == 0x0102 &&
@@ -274,6 +316,7 @@ int main(void)
 	test_formulas();
 	test_figures();
 	test_linkmap();
+	test_sysmap();
 	printf("1..%d\n", nr_tests);
 	return failed;
 }
