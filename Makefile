@@ -92,9 +92,17 @@ RULES = $(DESTDIR)/etc/udev/rules.d/60-qpi-uncore.rules
 UNIT = $(DESTDIR)/etc/systemd/system/qpistat.service
 # qpistat --textfile for node_exporter's textfile collector
 TEXTFILE_UNIT = $(DESTDIR)/etc/systemd/system/qpistat-textfile.service
-PROMRULES = $(DESTDIR)$(PREFIX)/share/qpi_uncore/prometheus/qpi.rules.yml
+# the target both are wanted by, which udev pulls on a machine with QPI
+TARGET = $(DESTDIR)/etc/systemd/system/qpi-pmon.target
+QPISTAT_RULES = $(DESTDIR)/etc/udev/rules.d/60-qpistat.rules
+# qpistat(1), which the units name, and the manual they point to
+MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1/qpistat.1
+DOCDIR = $(PREFIX)/share/doc/qpistat
+MANUAL = $(DESTDIR)$(DOCDIR)/qpistat.rst
+# the Prometheus rules, where the qpistat package has them under /usr
+PROMRULES = $(DESTDIR)$(PREFIX)/share/qpistat/prometheus/qpi.rules.yml
 # the Grafana dashboard over the exporter's metrics, to import
-DASHBOARD = $(DESTDIR)$(PREFIX)/share/qpi_uncore/grafana/qpi-dashboard.json
+DASHBOARD = $(DESTDIR)$(PREFIX)/share/qpistat/grafana/qpi-dashboard.json
 # What the running system is told (systemd, udev): by default only when
 # installing into it, not into a DESTDIR; the tests set LIVE=1 and point
 # SYSTEMCTL and UDEVADM at fakes that log what they are asked.
@@ -111,13 +119,20 @@ install-userspace:
 	install -D -m 644 tools/packaging/qpi_uncore.conf $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf
 	mkdir -p $(dir $(RULES))
 	sed 's|@SBINDIR@|$(PREFIX)/sbin|' tools/packaging/60-qpi-uncore.rules > $(RULES)
+	sed -e 's|@UDEVRULESDIR@|/etc/udev/rules.d|' -e 's|@DOCDIR@|$(DOCDIR)|' \
+		tools/packaging/60-qpistat.rules > $(QPISTAT_RULES)
 	$(call tell,$(UDEVADM),control --reload)
 	mkdir -p $(dir $(UNIT))
-	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat.service > $(UNIT)
-	sed 's|@BINDIR@|$(PREFIX)/bin|' tools/packaging/qpistat-textfile.service > $(TEXTFILE_UNIT)
+	for u in qpistat.service qpistat-textfile.service qpi-pmon.target; do \
+		sed -e 's|@BINDIR@|$(PREFIX)/bin|' -e 's|@DOCDIR@|$(DOCDIR)|' \
+			-e 's|@UDEVRULESDIR@|/etc/udev/rules.d|' tools/packaging/$$u \
+			> $(DESTDIR)/etc/systemd/system/$$u || exit 1; \
+	done
 	$(call tell,$(SYSTEMCTL),daemon-reload)
 	install -D -m 644 tools/prometheus/qpi.rules.yml $(PROMRULES)
 	install -D -m 644 tools/prometheus/qpi-dashboard.json $(DASHBOARD)
+	install -D -m 644 tools/packaging/deb/qpistat.1 $(MAN1)
+	install -D -m 644 Documentation/qpistat.rst $(MANUAL)
 
 # qpi_uncore.ko and the above; not qpisim, a test tool.
 install: modules tools install-userspace
@@ -132,9 +147,9 @@ uninstall-userspace:
 	$(call tell,$(SYSTEMCTL),disable --now qpistat.service qpistat-textfile.service)
 	rm -f $(DESTDIR)$(PREFIX)/bin/qpistat $(DESTDIR)/etc/modprobe.d/qpi_uncore.conf \
 	      $(DESTDIR)$(PREFIX)/sbin/qpi-uncore-takeover $(RULES) $(UNIT) $(TEXTFILE_UNIT) \
-	      $(PROMRULES) $(DASHBOARD)
-	rmdir $(dir $(PROMRULES)) $(dir $(DASHBOARD)) $(DESTDIR)$(PREFIX)/share/qpi_uncore \
-		2> /dev/null || true
+	      $(TARGET) $(QPISTAT_RULES) $(PROMRULES) $(DASHBOARD) $(MAN1) $(MANUAL)
+	rmdir $(dir $(PROMRULES)) $(dir $(DASHBOARD)) $(DESTDIR)$(PREFIX)/share/qpistat \
+		$(DESTDIR)$(DOCDIR) 2> /dev/null || true
 	$(call tell,$(SYSTEMCTL),daemon-reload)
 	$(call tell,$(UDEVADM),control --reload)
 
@@ -175,7 +190,7 @@ dkms-uninstall:
 #    (tools/packaging/deb-systemd.sh).
 DEB_KERNELS ?= 5.10 6.1 6.12 newest
 DEB_GUEST ?=
-DEB_BUILD_DEPS = dpkg-dev debhelper dh-dkms lintian gcc libc6-dev make
+DEB_BUILD_DEPS = dpkg-dev debhelper dh-dkms lintian devscripts gcc libc6-dev make
 deb:
 	tools/packaging/deb.sh
 

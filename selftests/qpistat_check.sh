@@ -84,7 +84,7 @@ if [ "$NAME" = none ]; then
 	"$QPISTAT" -c 1 > $P/out 2> $P/err
 	expect_num "qpistat's exit without PMUs" $? 69
 	expect_eq "qpistat's reason" "$(sed -n 2p $P/err)" \
-		"  This CPU has no QPI PMON (the cpu check of qpistat --check):"
+		"  This CPU has no QPI PMON that qpistat reads (the cpu check of qpistat --check):"
 	grep -q modprobe $P/err && fail "qpistat tells a CPU without QPI to modprobe: $(cat $P/err)"
 	t_end
 	for t in healthy_machine_passes_every_check json_is_one_document \

@@ -89,7 +89,7 @@ echo 3 > /proc/sys/kernel/perf_event_paranoid
 out=$("$SETPRIV" --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all,+perfmon \
 	--ambient-caps=-all,+perfmon -- "$QPISTAT" --listen 127.0.0.1:9100 2>&1)
 expect_num "exit status at paranoid 3 (EX_NOPERM)" $? 77
-expect_eq "advice at paranoid 3" "$(echo "$out" | sed -n 6,7p)" \
+expect_eq "advice at paranoid 3" "$(echo "$out" | sed -n 7,8p)" \
 "  kernel.perf_event_paranoid is 3: above 2 this kernel wants root (CAP_SYS_ADMIN)
   and refuses CAP_PERFMON alone; at 2, upstream's default, CAP_PERFMON is enough."
 echo 2 > /proc/sys/kernel/perf_event_paranoid
@@ -97,7 +97,7 @@ out=$("$SETPRIV" --reuid=65534 --regid=65534 --clear-groups -- "$QPISTAT" --list
 expect_num "exit status without CAP_PERFMON (EX_NOPERM)" $? 77
 expect_eq "first line without CAP_PERFMON" "$(echo "$out" | head -n 1)" \
 	"qpistat: permission denied opening qpi events."
-expect_num "lines without CAP_PERFMON" "$(echo "$out" | wc -l)" 7
+expect_num "lines without CAP_PERFMON" "$(echo "$out" | wc -l)" 8
 # CAP_PERFMON first, the sysctl last
 expect_eq "first remedy" "$(echo "$out" | sed -n 3p)" \
 	"    sudo setcap cap_perfmon+ep $(readlink -f "$QPISTAT")  (anyone who can run it gets it)"

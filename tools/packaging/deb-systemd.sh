@@ -3,18 +3,20 @@
 #
 # Both packages as an operator installs them, under a real systemd: a QEMU
 # (TCG) guest boots a Debian bookworm image (systemd as PID 1, udev, dkms,
-# the headers of its kernel, perf) from a virtio disk, with qpisim loaded
-# at boot by modules-load.d, then deb-systemd-run.sh (a service of the
-# image, run at every boot) installs qpi-uncore-dkms and qpistat with apt,
-# reboots, checks the udev hand-over, both units, qpistat --check, and
-# purges them.  KTAP output.
+# the headers of its kernel, perf) from a virtio disk, at the kernel's own
+# kernel.perf_event_paranoid (3), then deb-systemd-run.sh (a service of
+# the image, run at every boot) installs qpi-uncore-dkms and qpistat with
+# apt on a machine without QPI, reboots, checks that the exporter does not
+# start there, makes it a two-socket SNB-EP (qpisim loaded at boot by
+# modules-load.d), reboots, checks the udev hand-over, both units, an
+# operator's paranoid 2, qpistat --check, and purges them.  KTAP output.
 #   tools/packaging/deb-systemd.sh
 # QPI_DEBS="<dkms .deb> <qpistat .deb>" uses packages already built.  The
 # image's root is made once with mmdebstrap (about 1.5 GB, network to
 # deb.debian.org) and cached in ~/.cache/qpi_uncore/sysguest/bookworm;
-# each run boots a copy.  Two boots and the DKMS build in the guest under
+# each run boots a copy.  The boots and the DKMS build in the guest under
 # TCG: about 20 minutes on idle cores, over an hour when the host is
-# loaded; the limit is QPI_GUEST_TIMEOUT (default 4500 s).
+# loaded; the limit is QPI_GUEST_TIMEOUT (default 4500 s).  Three boots.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -83,18 +85,18 @@ install -D -m 644 "$g$b/drivers/qpisim/qpisim.ko" "$g/lib/modules/$kver/extra/qp
 rm -rf "${g:?}$b"
 "$repo/tools/kernels/in-root.sh" "$g" depmod -a "$kver"
 
-# The test machine: a two-socket SNB-EP whose uncore functions exist from
-# boot.  qpisim is loaded by systemd-modules-load; udev's coldplug (which
-# loads intel_uncore for the CPU) waits for it, as on hardware where the
-# functions are there before any module loads.  perf_event_paranoid=2, as
-# qpistat.service's comment asks an operator to set; node_exporter's
-# textfile directory, as its package makes it.
-echo qpisim > "$g/etc/modules-load.d/qpisim.conf"
+# The test machine: first one without QPI; from its third boot a
+# two-socket SNB-EP whose uncore functions exist from boot: the test then
+# puts qpisim.conf into /etc/modules-load.d, systemd-modules-load loads
+# qpisim, and udev's coldplug (which loads intel_uncore for the CPU) waits
+# for it, as on hardware where the functions are there before any module
+# loads.  kernel.perf_event_paranoid stays the kernel's own default (3):
+# no sysctl.d file.  node_exporter's textfile directory, as its package
+# makes it.
 echo 'options qpisim platform=snbep link_clock=1' > "$g/etc/modprobe.d/qpisim.conf"
 mkdir -p "$g/etc/systemd/system/systemd-udev-trigger.service.d"
 printf '[Unit]\nAfter=systemd-modules-load.service\n' \
 	> "$g/etc/systemd/system/systemd-udev-trigger.service.d/qpisim.conf"
-echo 'kernel.perf_event_paranoid = 2' > "$g/etc/sysctl.d/60-perf.conf"
 mkdir -p "$g/var/lib/prometheus/node-exporter"
 echo qpiguest > "$g/etc/hostname"
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' > "$g/etc/fstab"
@@ -105,6 +107,7 @@ passwd -R "$g" -d root > /dev/null 2>&1 || sed -i 's/^root:[^:]*:/root::/' "$g/e
 # port (the console has the kernel's and systemd's messages)
 mkdir -p "$g/root/qpi"
 cp "$dkms_deb" "$stat_deb" "$g/root/qpi/"
+echo qpisim > "$g/root/qpi/qpisim.conf"
 install -m 755 "$here/deb-systemd-run.sh" "$g/root/qpi/run.sh"
 cat > "$g/etc/systemd/system/qpi-test.service" <<'EOT'
 [Unit]
@@ -130,12 +133,12 @@ mke2fs -q -t ext4 -L qpiguest -d "$g" "$img" "${size}M" >&2 || die "mke2fs faile
 cp "$g/boot/vmlinuz-$kver" "$g/boot/initrd.img-$kver" "$work/"
 rm -rf "$g"
 
-say "booting $kver under systemd (timeout ${timeout}s; two boots, DKMS compiles under TCG)"
+say "booting $kver under systemd (timeout ${timeout}s; three boots, DKMS compiles under TCG)"
 log=$cache/last-console.log
 ktap=$cache/last-ktap.log
 : > "$ktap"
 start=$SECONDS
-# no -no-reboot: the test reboots the guest once, QEMU boots it again
+# no -no-reboot: the test reboots the guest twice, QEMU boots it again
 timeout "$timeout" qemu-system-x86_64 -machine pc -accel "tcg,thread=single" -display none \
 	-nic none -vga none -m 2048 -cpu "SandyBridge,model=45,-hypervisor" \
 	-smp "4,sockets=2,cores=2" -kernel "$work/vmlinuz-$kver" -initrd "$work/initrd.img-$kver" \

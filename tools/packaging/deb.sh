@@ -27,6 +27,7 @@ for p in dpkg-dev debhelper dh-dkms gcc libc6-dev make; do
 	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q 'ok installed' || need+=("$p")
 done
 ((lint == 0)) || command -v lintian > /dev/null || need+=(lintian)
+((lint == 0)) || command -v hardening-check > /dev/null || need+=(devscripts)
 if ((${#need[@]})); then
 	die "missing: ${need[*]}; install them (make deb-deps, or apt-get install ${need[*]})"
 fi
@@ -45,14 +46,16 @@ rev=$(git -C "$repo" rev-parse --short HEAD 2> /dev/null || echo unknown)
 src=$out/qpi-uncore-$ver
 rm -rf "$out"
 mkdir -p "$src/drivers" "$src/tools/vm" "$src/tools/takeover" "$src/tools/packaging" \
-	"$src/tools/qpistat" "$src/tools/prometheus"
+	"$src/tools/qpistat" "$src/tools/prometheus" "$src/Documentation"
 cd "$repo"
 cp -a Kbuild Makefile dkms.conf include README.md "$src/"
 cp -a drivers/qpi_uncore "$src/drivers/"
 cp -a tools/vm/kdir.sh tools/vm/kver.sh "$src/tools/vm/"
 cp -a tools/takeover/qpi-uncore-takeover "$src/tools/takeover/"
 cp -a tools/packaging/60-qpi-uncore.rules tools/packaging/qpi_uncore.conf \
-	tools/packaging/qpistat.service tools/packaging/qpistat-textfile.service "$src/tools/packaging/"
+	tools/packaging/qpistat.service tools/packaging/qpistat-textfile.service \
+	tools/packaging/qpi-pmon.target tools/packaging/60-qpistat.rules "$src/tools/packaging/"
+cp -a Documentation/qpistat.rst "$src/Documentation/"
 cp -a tools/qpistat/Makefile tools/qpistat/*.[ch] "$src/tools/qpistat/"
 cp -a tools/prometheus/qpi.rules.yml tools/prometheus/qpi-dashboard.json "$src/tools/prometheus/"
 cp -a tools/packaging/deb "$src/debian"
@@ -88,11 +91,18 @@ if ((lint)); then
 	say "lintian: no errors, no warnings"
 fi
 # The hardening of the packaged qpistat, from its ELF (lintian checks
-# relro and FORTIFY; this checks all five): PIE, relro, bind now, the
-# stack protector's and FORTIFY's checking functions linked in.
+# relro and FORTIFY; this checks all of it): PIE, relro, bind now, the
+# stack protector's and FORTIFY's checking functions linked in, the IBT
+# and shadow stack marks of control-flow protection (x86), and
+# devscripts' hardening-check (with lintian: make deb-deps installs it).
 x=$out/x
 dpkg-deb -x "$sdeb" "$x"
-elf=$(LC_ALL=C readelf -hldW --dyn-syms "$x/usr/bin/qpistat")
+elf=$(LC_ALL=C readelf -hldnW --dyn-syms "$x/usr/bin/qpistat")
+hc=
+if ((lint)); then
+	hc=$(hardening-check "$x/usr/bin/qpistat") ||
+		{ echo "$hc" >&2; rm -rf "$x"; die "hardening-check fails on the packaged qpistat"; }
+fi
 # the rules and the dashboard, as in the tree
 for f in prometheus/qpi.rules.yml grafana/qpi-dashboard.json; do
 	cmp -s "$repo/tools/prometheus/${f#*/}" "$x/usr/share/qpistat/$f" ||
@@ -105,8 +115,11 @@ grep -q 'GNU_RELRO' <<< "$elf" || miss+=(relro)
 grep -qE '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' <<< "$elf" || miss+=("bind now")
 grep -q '__stack_chk_fail' <<< "$elf" || miss+=("stack protector")
 grep -qE '__[a-z_]+_chk@' <<< "$elf" || miss+=(FORTIFY)
+[[ $(dpkg-architecture -qDEB_HOST_ARCH) != amd64 ]] || grep -q 'x86 feature: IBT, SHSTK' <<< "$elf" ||
+	miss+=("control-flow protection")
 ((${#miss[@]} == 0)) || die "qpistat is built without: ${miss[*]} (dpkg-buildflags not honoured?)"
-say "qpistat: PIE, relro, bind now, stack protector, FORTIFY"
+say "qpistat: PIE, relro, bind now, stack protector, FORTIFY, control-flow protection"
+[[ -z $hc ]] || sed 's/^/deb.sh: /' <<< "$hc" >&2
 for d in "$deb" "$sdeb"; do
 	say "$(basename "$d"):"
 	dpkg-deb --contents "$d" | awk '$NF !~ /\/$/ { print "deb.sh:   " $NF }' >&2

@@ -4,7 +4,9 @@
 # Packaging checks for make check: make install/uninstall into a scratch
 # DESTDIR, the systemd units' properties (systemd-analyze security
 # --offline, no running systemd needed), and the DKMS round trip (add,
-# build, install for the guest kernel, remove) on this host.  KTAP output.
+# build, install for the guest kernel, remove) on this host; that every
+# path the documentation names is installed (docpaths.sh, on packages
+# built by deb.sh --no-lintian).  KTAP output.
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo" || exit 1
@@ -16,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 . "$repo/tools/ktap.sh"
 
 echo "KTAP version 1"
-echo "1..17"
+echo "1..21"
 
 make -s KDIR="$kdir" install DESTDIR="$tmp" > "$tmp/log" 2>&1
 ok=$?
@@ -40,6 +42,23 @@ make -s KDIR="$kdir" uninstall DESTDIR="$tmp" > "$tmp/log" 2>&1 &&
 	[[ ! -e $tmp/usr/local/sbin/qpi-uncore-takeover && ! -e $rules ]]
 result $? "make uninstall removes them"
 
+# make install-userspace: qpistat's udev rule and target, the manual
+# and man page the units point to; make uninstall-userspace removes them
+rm -rf "$tmp/us"
+make -s install-userspace DESTDIR="$tmp/us" > "$tmp/log" 2>&1
+ok=$?
+for f in etc/udev/rules.d/60-qpistat.rules etc/systemd/system/qpi-pmon.target \
+	usr/local/share/man/man1/qpistat.1 usr/local/share/doc/qpistat/qpistat.rst \
+	usr/local/share/qpistat/prometheus/qpi.rules.yml; do
+	[[ -f $tmp/us/$f ]] || { echo "# no /$f"; ok=1; }
+done
+grep -rl '@[A-Z]*@' "$tmp/us/etc" && ok=1
+make -s uninstall-userspace DESTDIR="$tmp/us" >> "$tmp/log" 2>&1 || ok=1
+left=$(find "$tmp/us" -type f)
+[[ -z $left ]] || { echo "# left: $left"; ok=1; }
+[[ $ok == 0 ]] || sed 's/^/# /' "$tmp/log"
+result $ok "make install-userspace: 60-qpistat.rules, qpi-pmon.target, qpistat(1), the manual in share/doc/qpistat, no @VAR@ left; uninstall-userspace removes every file"
+
 # The takeover tool and the udev rule name exactly the driver's functions.
 drv=$(grep -oE 'QPIU_DEV\(0x[0-9a-f]{4}' drivers/qpi_uncore/qpi_uncore_platform.c | cut -c10- | sort)
 tool=$(sed -n '/^IDS="/,/"$/p' tools/takeover/qpi-uncore-takeover | grep -oE '0x[0-9a-f]{4}' | sort)
@@ -49,6 +68,19 @@ rule=$(grep -oE 'ATTR\{device\}!="[^"]*"' tools/packaging/60-qpi-uncore.rules |
 ok=$?
 [[ $ok == 0 ]] || echo "# driver: $(echo $drv) tool: $(echo $tool) rule: $(echo $rule)"
 result $ok "qpi-uncore-takeover and the udev rule list the driver's $(echo "$drv" | wc -l) PCI IDs"
+
+# qpistat's udev rule names exactly the QPI port functions (each is a
+# uncore_qpi_<port> PMU, which qpistat needs): no R3QPI or mask/match
+# function alone pulls qpi-pmon.target
+qdrv=$(grep -oE 'QPIU_DEV\(0x[0-9a-f]{4}, [A-Z_]+, QPIU_FN_QPI,' drivers/qpi_uncore/qpi_uncore_platform.c |
+	cut -c10-15 | sort)
+qrule=$(grep -oE 'ATTR\{device\}=="[^"]*"' tools/packaging/60-qpistat.rules | grep -oE '0x[0-9a-f]{4}' | sort)
+[[ -n $qdrv && $qdrv == "$qrule" ]] &&
+	grep -q 'ATTR{device}=="[^"]*", TAG+="systemd", ENV{SYSTEMD_WANTS}+="qpi-pmon.target"' \
+		tools/packaging/60-qpistat.rules
+ok=$?
+[[ $ok == 0 ]] || echo "# driver's QPI ports: $(echo $qdrv) rule: $(echo $qrule)"
+result $ok "60-qpistat.rules: the driver's $(echo "$qdrv" | wc -l) QPI port functions pull qpi-pmon.target (TAG systemd, SYSTEMD_WANTS)"
 
 # intel_uncore built into the kernel keeps no module reference count, so
 # the tool cannot see open events: a fake sysfs of one such function.
@@ -175,6 +207,40 @@ result $ok "make uninstall: disable --now both units, then daemon-reload and ude
 for u in qpistat qpistat-textfile; do
 	sed 's|@BINDIR@|/usr/bin|' "tools/packaging/$u.service" > "$tmp/$u.service"
 done
+# Both units: started by qpi-pmon.target (so only on a machine with QPI
+# PMON), with CAP_SYS_ADMIN only (what a default perf_event_paranoid
+# above 2 wants; qpistat drops it once its events are open), qpistat(1)
+# as their documentation
+ok=0
+for u in qpistat qpistat-textfile; do
+	f=$tmp/$u.service
+	[[ $(sed -n 's/^WantedBy=//p' "$f") == qpi-pmon.target ]] &&
+		[[ $(sed -n 's/^AmbientCapabilities=//p' "$f") == CAP_SYS_ADMIN ]] &&
+		[[ $(sed -n 's/^CapabilityBoundingSet=//p' "$f") == CAP_SYS_ADMIN ]] &&
+		grep -qx 'Documentation=man:qpistat(1)' "$f" &&
+		! grep -q 'Documentation/qpistat.rst' "$f" || { echo "# $u.service"; ok=1; }
+done
+grep -qx 'Documentation=man:qpistat(1)' tools/packaging/qpi-pmon.target || ok=1
+result $ok "both units: WantedBy=qpi-pmon.target, CAP_SYS_ADMIN only (ambient and bounding), Documentation=man:qpistat(1)"
+
+# Every path the documentation names: in a package (or make install's
+# tree, or not ours by name), or in the source tree
+if debs=$(tools/packaging/deb.sh --no-lintian "$tmp/deb" 2> "$tmp/deblog"); then
+	rm -rf "$tmp/di"
+	make -s install-userspace DESTDIR="$tmp/di" > /dev/null 2>&1
+	out=$(tools/packaging/docpaths.sh $debs -- "$tmp/di")
+	ok=$?
+	echo "$out"
+	result $ok "every path README.md, Documentation/, the man pages and the packaged units and rules name is in a package, make install's tree or the source tree"
+else
+	if grep -q 'missing:' "$tmp/deblog"; then
+		echo "ok $((n + 1)) documented paths # SKIP $(grep -m1 'missing:' "$tmp/deblog")"
+		n=$((n + 1))
+	else
+		sed 's/^/# /' "$tmp/deblog" | tail -n 20
+		result 1 "documented paths: deb.sh --no-lintian builds the packages"
+	fi
+fi
 for u in qpistat qpistat-textfile; do
 	if ! command -v systemd-analyze > /dev/null; then
 		echo "ok $((n + 1)) $u.service exposure # SKIP no systemd-analyze"
@@ -207,8 +273,8 @@ done
 result $ok "both units: After=systemd-udev-trigger.service, ExecStartPre=+udevadm settle (after the udev hand-over)"
 
 if ! command -v dkms > /dev/null || [[ $EUID != 0 ]]; then
-	echo "ok 16 dkms-install # SKIP needs root and dkms"
-	echo "ok 17 dkms-uninstall # SKIP needs root and dkms"
+	echo "ok 20 dkms-install # SKIP needs root and dkms"
+	echo "ok 21 dkms-uninstall # SKIP needs root and dkms"
 	exit $rc
 fi
 make -s KDIR="$kdir" KVER="$kver" dkms-uninstall > /dev/null 2>&1

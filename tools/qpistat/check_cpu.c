@@ -23,9 +23,13 @@ static const struct plat plats[] = {
 	{ "BDX", "Xeon E5-2600 v4 (Broadwell-EP)", 79,
 	  0x6f1e, { 0x6f32, 0x6f33, 0x6f3a }, { 0x6f86, 0x6f96, 0x6f46 },
 	  { 0x6f36, 0x6f37, 0x6f3e } },
-	/* S-Box MSRs, no PCI functions */
-	{ "Xeon 7500", "Xeon 7500 (Nehalem-EX)", 46, 0, { 0 }, { 0 }, { 0 } },
 };
+
+/*
+ * Xeon 7500 (Nehalem-EX) and E7 (Westmere-EX): qpi_uncore counts their
+ * QPI links as the S-Box PMUs (MSRs), which qpistat does not read.
+ */
+static const int sbox_models[] = { 46, 47 };
 
 /* Family 6 models with UPI instead of QPI: Skylake-SP and later. */
 static const int upi_models[] = { 85, 106, 108, 143, 173, 174, 207 };
@@ -101,11 +105,20 @@ void check_cpu(struct result *r)
 		app(r->todo, "use intel_uncore's UPI PMUs: perf stat -a -e uncore_upi_0/event=0x1/ (clockticks); qpi_uncore has nothing to drive here");
 		return;
 	}
+	for (i = 0; i < sizeof(sbox_models) / sizeof(sbox_models[0]); i++) {
+		if (sbox_models[i] != model)
+			continue;
+		ck.no_qpi = ck.sbox = true;
+		r->status = CK_FAIL;
+		app(r->saw, ": Xeon 7500 or E7 (Nehalem-EX, Westmere-EX), whose QPI links qpi_uncore counts in the S-Box PMUs uncore_sbox_0 and uncore_sbox_1, which qpistat does not read");
+		app(r->todo, "count them with perf: perf list | grep uncore_sbox (Documentation/qpi_uncore.rst, \"Xeon 7500 S-Box\"); qpistat supports SNB-EP (model 45), IVB-EP (62), HSX (63), BDX (79)");
+		return;
+	}
 	if (!ck.plat) {
 		ck.no_qpi = true;
 		r->status = CK_FAIL;
 		app(r->saw, ": no QPI PMON this tool knows");
-		app(r->todo, "supported: SNB-EP (model 45), IVB-EP (62), HSX (63), BDX (79), Xeon 7500 (46)");
+		app(r->todo, "supported: SNB-EP (model 45), IVB-EP (62), HSX (63), BDX (79)");
 		return;
 	}
 	app(r->saw, ": %s, %s", ck.plat->name, ck.plat->desc);

@@ -58,8 +58,12 @@ struct check_state {
 	const struct plat *plat;
 	int nr_sockets;
 	bool hypervisor, root;
-	/* the cpu verdict: this CPU has no QPI PMON, nothing to load */
+	/* the cpu verdict: no QPI PMON qpistat reads, nothing to load for it */
 	bool no_qpi;
+	/* ... because it is a Xeon 7500/E7, whose S-Box qpi_uncore drives */
+	bool sbox;
+	/* the map check's verdict: --link-map does not fit this machine */
+	bool map_bad;
 	struct fn fns[MAX_FNS];
 	int nr_fns;
 	unsigned int buses[MAX_BUSES];

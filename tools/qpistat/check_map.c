@@ -50,12 +50,25 @@ void check_map(struct result *r)
 {
 	static struct lm_end ports[MAX_EVS];
 	static struct linkmap silicon;
-	char dir[512], diff[TEXT];
+	char dir[512], diff[TEXT], err[512];
 	int n = sysfs_ports(ports, MAX_EVS), bad;
 
 	ck_map = ck_given;
 	snprintf(dir, sizeof(dir), "%s/sys/bus/event_source/devices", check_root);
 	sysmap_read(dir, ports, n, &ck.links);
+	/*
+	 * A --link-map that cannot apply here (a mistyped port, another
+	 * machine's map, no QPI at all) is this check's verdict: every other
+	 * check still says what is there, and symmetry does not use it.
+	 */
+	if (ck_given && linkmap_check(ck_given, ports, n, err, sizeof(err))) {
+		ck_map = NULL;
+		ck.map_bad = true;
+		r->status = CK_FAIL;
+		app(r->saw, "%s", err);
+		app(r->todo, "give the map of this machine's wiring, its QPI ports as socket.port (qpistat.rst, \"The link map\"), or no --link-map");
+		return;
+	}
 	if (!n) {
 		r->status = CK_SKIP;
 		app(r->saw, "no uncore_qpi_* PMU (see module)");

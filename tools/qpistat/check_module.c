@@ -266,7 +266,9 @@ void check_module(struct result *r)
 	/* the cpu verdict said why: loading a module here would not help */
 	if (!ck.module && ck.no_qpi) {
 		r->status = CK_SKIP;
-		app(r->saw, "qpi_uncore is not loaded, and has nothing to drive here (see cpu)");
+		app(r->saw, ck.sbox ?
+		    "qpi_uncore is not loaded; its S-Box PMUs would be perf's, not qpistat's (see cpu)" :
+		    "qpi_uncore is not loaded, and has nothing to drive here (see cpu)");
 		return;
 	}
 	if (!ck.module) {

@@ -181,11 +181,6 @@ void check_pci(struct result *r)
 		app(r->saw, "no QPI platform (see cpu)");
 		return;
 	}
-	if (!p->ubox) {
-		r->status = CK_SKIP;
-		app(r->saw, "%s: the S-Box PMON is in MSRs, not PCI", p->name);
-		return;
-	}
 	scan_pci();
 	if (!ck.nr_buses) {
 		r->status = CK_FAIL;

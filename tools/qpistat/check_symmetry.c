@@ -31,13 +31,21 @@ int check_symmetry(uint64_t sent, uint64_t received, uint64_t floor, double *gap
 /* data flits a socket must send in the window for the comparison */
 #define SYM_FLOOR	1000
 
-/* ": +10.0% WARN" or ": below 1000, not compared", after a comparison */
-static void app_gap(char *saw, int v, double gap)
+/*
+ * ": +10.0% WARN", ": below 1000, not compared" or, when flits arrived
+ * and none were sent, which no percentage of nothing can say, ": arrived
+ * with none sent WARN", after a comparison
+ */
+static void app_gap(char *saw, int v, double gap, uint64_t sent)
 {
 	double pct = 100 * gap;
 
 	if (v == CK_SKIP) {
 		app(saw, ": below %d, not compared", SYM_FLOOR);
+		return;
+	}
+	if (!sent) {
+		app(saw, ": arrived with none sent%s", v == CK_WARN ? " WARN" : "");
 		return;
 	}
 	/* a gap that shows as 0.0 is no direction: not "-0.0%" */
@@ -88,7 +96,7 @@ int check_links(const struct check_port *pt, int n, const struct linkmap *m,
 			app(saw, "%ssocket %d port %d sent %" PRIu64 " data flits in %d ms (%s), its far end socket %d port %d received %" PRIu64 " (%s)",
 			    saw[0] ? "; " : "", a->socket, a->port, a->tx, window_ms, tx_ev,
 			    b->socket, b->port, b->rx, rx_ev);
-			app_gap(saw, v, gap);
+			app_gap(saw, v, gap, a->tx);
 			if (other) {
 				app(saw, ", socket %d port %d received %" PRIu64 " (%+.1f%%): the link map looks wrong",
 				    other->socket, other->port, other->rx, 100 * ogap);
@@ -154,9 +162,20 @@ void check_symmetry_live(struct result *r)
 	double rate[2][2] = { { 0, 0 }, { 0, 0 } };	/* [rx, tx][socket] */
 	int i, j, n = 0, s, worst = CK_SKIP;
 
+	/* not HSX's or BDX's reason: there is no QPI at all */
+	if (ck.no_qpi || !ck.plat) {
+		r->status = CK_SKIP;
+		app(r->saw, "no QPI platform (see cpu)");
+		return;
+	}
 	if (p->end != PLAN_RX || p->nr_bw <= BW_TX_DATA) {
 		r->status = CK_SKIP;
 		app(r->saw, "%s: only the sending end is counted (see qpistat.rst)", p->name);
+		return;
+	}
+	if (ck.map_bad) {
+		r->status = CK_SKIP;
+		app(r->saw, "the --link-map given does not fit this machine (see map)");
 		return;
 	}
 	if ((!ck_map && ck.nr_sockets != 2) || !ck.nr_pmus) {
@@ -218,7 +237,7 @@ void check_symmetry_live(struct result *r)
 		app(r->saw, "%ssocket %d sent %" PRIu64 " data flits in %d ms (%s on its ports), socket %d received %" PRIu64 " (%s on its ports)",
 		    s ? "; " : "", s, tx[s], window_ms, p->bw[BW_TX_DATA].name, !s, rx[!s],
 		    p->bw[BW_DATA].name);
-		app_gap(r->saw, v, gap);
+		app_gap(r->saw, v, gap, tx[s]);
 	}
 	r->status = worst;
 	if (worst == CK_SKIP)

@@ -58,7 +58,8 @@ static void die_perm(const char *pmu)
 		"qpistat: permission denied opening %s events.\n"
 		"  System-wide uncore events need CAP_PERFMON (or root).  Give it to qpistat only:\n"
 		"    sudo setcap cap_perfmon+ep %s  (anyone who can run it gets it)\n"
-		"    or a systemd unit with AmbientCapabilities=CAP_PERFMON (qpistat.service has it)\n"
+		"    or a systemd unit's AmbientCapabilities= (qpistat.service gives CAP_SYS_ADMIN,\n"
+		"    which qpistat drops once its events are open)\n"
 		"    or sudo qpistat ...\n", pmu, self);
 	/* Debian's (and Android's) level 3 wants CAP_SYS_ADMIN */
 	if (atoi(buf) > 2)
@@ -128,7 +129,7 @@ void die_no_pmus(void)
 	fprintf(stderr, "qpistat: no uncore_qpi_* PMU in %s.\n", PMU_DIR);
 	/* no module can help there: none of the advice below applies */
 	if (!check_cpu_qpi(why, sizeof(why))) {
-		fprintf(stderr, "  This CPU has no QPI PMON (the cpu check of qpistat --check):\n  %s\n",
+		fprintf(stderr, "  This CPU has no QPI PMON that qpistat reads (the cpu check of qpistat --check):\n  %s\n",
 			why);
 		exit(EX_UNAVAILABLE);
 	}

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sysexits.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +32,10 @@
 
 #ifndef CPUINFO
 #define CPUINFO		"/proc/cpuinfo"
+#endif
+
+#ifndef QPISTAT_VERSION
+#define QPISTAT_VERSION	"unknown"	/* the Makefile gives dkms.conf's */
 #endif
 
 enum { FMT_TABLE, FMT_JSON, FMT_PROM };
@@ -46,6 +51,7 @@ static void usage(FILE *f, int status)
 		"       qpistat --listen [ADDR:]PORT [--user USER[:GROUP]]\n"
 		"       qpistat --textfile FILE [-I ms] [-c count]\n"
 		"       qpistat --check [--json] [--window ms] [--link-map MAP]\n"
+		"       qpistat --version | --help\n"
 		"  -I, --interval ms   print every ms milliseconds (default 1000)\n"
 		"  -c, --count n       stop after n intervals (default: until ^C)\n"
 		"  --json              one JSON object per interval\n"
@@ -59,7 +65,16 @@ static void usage(FILE *f, int status)
 		"  --link-map S.P=T.Q,...|@FILE  which port is at the far end of which\n"
 		"                      (socket.port, each link once), instead of the map\n"
 		"                      qpi_uncore reads from the silicon\n"
-		"  -h, --help          this help\n");
+		"  --check             does QPI monitoring work here, and if not, why: one\n"
+		"                      verdict per check (--json: one JSON document)\n"
+		"  --window ms         with --check: how long it counts (default 200, 10-10000)\n"
+		"  -V, --version       qpistat's version\n"
+		"  -h, --help          this help\n"
+		"exit status: 0 done (--check: no check failed); 1 an error (--check: a check\n"
+		"  failed); 2 a usage error; 64 a link map that does not parse, or (but with\n"
+		"  --check) does not fit this machine; 66 its file cannot be read; 69 no QPI\n"
+		"  PMU, or one went away; 77 perf refused the events; with a command, its\n"
+		"  status (126 it cannot run, 127 not found, 128+N killed by signal N)\n");
 	exit(status);
 }
 
@@ -111,6 +126,7 @@ int main(int argc, char **argv)
 		{ "textfile", required_argument, NULL, 't' },
 		{ "link-map", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ }
 	};
 	long interval = 1000, count = -1;
@@ -124,7 +140,7 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--check"))
 			return check_main(argc, argv);
-	while ((c = getopt_long(argc, argv, "+I:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+I:c:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'I':
 			interval = positive("-I", optarg, "milliseconds");
@@ -155,6 +171,9 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout, 0);
 			break;
+		case 'V':
+			printf("qpistat %s\n", QPISTAT_VERSION);
+			return close_stdout(0);
 		default:
 			usage(stderr, 2);
 		}
@@ -253,6 +272,16 @@ int main(int argc, char **argv)
 		struct timespec ts = { interval / 1000, interval % 1000 * 1000000 };
 
 		nanosleep(&ts, NULL);
+		/*
+		 * As the exporter: events on a PMU that went away would give
+		 * frozen counts for ever; exit for the unit to start qpistat
+		 * again, which opens the PMUs there are then (privileged again).
+		 */
+		if (textfile && pmu_gone()) {
+			fprintf(stderr, "qpistat: %s is gone (unregistered or replaced); exiting\n",
+				pmu_gone());
+			exit(EX_UNAVAILABLE);
+		}
 		read_all();
 		t = now_s();
 		if (textfile)

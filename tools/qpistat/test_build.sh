@@ -5,7 +5,9 @@
 # qpistat): the builder's CPPFLAGS, CFLAGS and LDFLAGS reach the compiler,
 # from the command line and from the environment (dpkg-buildflags); -Werror
 # only with WERROR=1; and the binary is hardened: PIE, full RELRO
-# (BIND_NOW), stack protector, FORTIFY.  Flat KTAP, one line per case.
+# (BIND_NOW), stack protector, FORTIFY, stack clash protection and
+# control-flow protection where the compiler has them, and devscripts'
+# hardening-check passes on it.  Flat KTAP, one line per case.
 set -uo pipefail
 # a fresh make each time, not one inheriting make test's WERROR=1
 unset MAKEFLAGS MFLAGS MAKELEVEL WERROR CPPFLAGS CFLAGS LDFLAGS
@@ -25,12 +27,12 @@ l=$(line CPPFLAGS=-DQPI_CPP_MARK CFLAGS='-O1 -DQPI_C_MARK' LDFLAGS=-Wl,-z,noexec
 r=0
 for want in -DQPI_CPP_MARK '-O1 -DQPI_C_MARK' -Wl,-z,noexecstack \
 	-fstack-protector-strong '-U_FORTIFY_SOURCE -D_FORTIFY_SOURCE=2' -fPIE -pie \
-	-Wl,-z,relro,-z,now; do
+	-Wl,-z,relro,-z,now -fstack-clash-protection -fcf-protection -Wl,-z,ibt,-z,shstk; do
 	[[ $l == *" $want"* ]] || { echo "# no '$want' in: $l"; r=1; }
 done
 [[ $l == *-Werror* ]] && { echo "# -Werror without WERROR=1: $l"; r=1; }
 # the builder's come after the defaults: theirs win
-[[ $l == *"-fPIE -Wall -Wextra -O1 -DQPI_C_MARK"* ]] || { echo "# CFLAGS not last: $l"; r=1; }
+[[ $l == *"-fcf-protection -Wall -Wextra -O1 -DQPI_C_MARK"* ]] || { echo "# CFLAGS not last: $l"; r=1; }
 result $r "make CPPFLAGS=... CFLAGS=... LDFLAGS=...: all three on the compile line, after the hardening; no -Werror"
 
 l=$(CPPFLAGS=-DQPI_ENV_CPP CFLAGS='-O2 -DQPI_ENV_C' LDFLAGS=-Wl,--as-needed line)
@@ -53,6 +55,35 @@ if command -v dpkg-buildflags > /dev/null; then
 else
 	result 0 "dpkg-buildflags reach the compile line # SKIP no dpkg-buildflags"
 fi
+
+# The builder's choice of control-flow protection comes last and wins;
+# the binary is then not marked IBT and SHSTK behind its back.
+l=$(line CFLAGS='-O2 -fcf-protection=none -fno-stack-clash-protection')
+r=0
+[[ $l == *" -fcf-protection -Wall -Wextra -O2 -fcf-protection=none -fno-stack-clash-protection"* ]] ||
+	{ echo "# the builder's -fcf-protection=none, -fno-stack-clash-protection not last: $l"; r=1; }
+[[ $l == *-z,ibt* || $l == *-z,shstk* ]] && { echo "# marked IBT/SHSTK despite -fcf-protection=none: $l"; r=1; }
+result $r "CFLAGS=-fcf-protection=none -fno-stack-clash-protection: the builder's flags last, no -z ibt,-z shstk"
+
+# A compiler without them (here one that refuses both options) builds
+# without them, with the rest of the hardening
+cc=$(mktemp -d)
+cat > "$cc/cc" << 'EOT'
+#!/bin/sh
+for a; do
+	case $a in -fstack-clash-protection | -fcf-protection*) echo "cc: unknown option $a" >&2; exit 1 ;; esac
+done
+exec cc "$@"
+EOT
+chmod 755 "$cc/cc"
+l=$(line CC="$cc/cc")
+rm -rf "$cc"
+r=0
+[[ $l == *-fstack-clash-protection* || $l == *-fcf-protection* || $l == *-z,ibt* ]] &&
+	{ echo "# options the compiler refuses: $l"; r=1; }
+[[ $l == *" -fstack-protector-strong -fPIE -Wall"* && $l == *" -pie -Wl,-z,relro,-z,now -lm"* ]] ||
+	{ echo "# not the rest of the hardening: $l"; r=1; }
+result $r "a compiler without -fstack-clash-protection and -fcf-protection: neither asked for, the rest of the hardening kept"
 
 l=$(line WERROR=1)
 [[ $l == *" -Werror"* ]]
@@ -79,12 +110,31 @@ chk=$(grep -oE ' __[a-z_]+_chk(@[A-Z_.0-9]+)?' <<< "$syms" | grep -v __stack_chk
 echo "# fortified: $(tr "\n" " " <<< "$chk")"
 [[ -n $chk ]]
 result $? "qpistat is fortified (__*_chk functions)"
-# devscripts' view of the same; control flow protection (CET, x86 only)
-# is not asked for
+# The options of the compiler, as its debug information records them:
+# hardening-check cannot see stack clash protection in a binary without
+# a frame over four pages (gcc probes each page of a smaller one inline,
+# and hardening-check looks for the probe loop only)
+cc_line=$(readelf --debug-dump=info "$bin" 2> /dev/null | grep -m 1 DW_AT_producer)
+r=0
+if [[ -n $(make -s -n -B -C "$here" qpistat | grep -o -- -fstack-clash-protection) ]]; then
+	[[ $cc_line == *-fstack-clash-protection* ]] || r=1
+	[[ $(uname -m) != x86_64 || $cc_line == *-fcf-protection* ]] || r=1
+	((r == 0)) || echo "# compiled as: $cc_line"
+	result $r "qpistat is built with -fstack-clash-protection and (x86) -fcf-protection (DW_AT_producer)"
+else
+	result 0 "qpistat is built with stack clash protection # SKIP the compiler has no -fstack-clash-protection"
+fi
+if [[ $(uname -m) == x86_64 ]]; then
+	readelf -n "$bin" | grep -q 'x86 feature: IBT, SHSTK'
+	result $? "qpistat is marked for IBT and shadow stacks (.note.gnu.property)"
+fi
+# devscripts' view of the same, all of it
 if command -v hardening-check > /dev/null; then
 	hardening-check "$bin" | sed 's/^/# /'
-	hardening-check -q --nocfprotection "$bin" > /dev/null
-	result $? "hardening-check qpistat (but --nocfprotection)"
+	hardening-check -q "$bin" > /dev/null
+	result $? "hardening-check qpistat"
+else
+	result 0 "hardening-check qpistat # SKIP no hardening-check (apt-get install devscripts)"
 fi
 echo "1..$n"
 exit "$rc"

@@ -372,6 +372,23 @@ int main(void)
 	}
 	links();
 	{
+		/* nothing sent, 30904482 received: no percentage, the fact */
+		const struct check_port pt[] = {
+			{ 0, 0, 0, 0 }, { 1, 0, 0, 30904482 },
+		};
+		char saw[CHECK_TEXT] = "", todo[CHECK_TEXT] = "", err[256];
+		struct linkmap m;
+		int v;
+
+		linkmap_parse("0.0=1.0", &m, err, sizeof(err));
+		v = check_links(pt, 2, &m, 1000, TX, RX, 200, saw, todo);
+		ok(v == CK_WARN && !strcmp(saw,
+		   "socket 0 port 0 sent 0 data flits in 200 ms (" TX "), its far end socket 1 port 0 received 30904482 (" RX "): arrived with none sent WARN; "
+		   "socket 1 port 0 sent 0 data flits in 200 ms (" TX "), its far end socket 0 port 0 received 0 (" RX "): below 1000, not compared"),
+		   "symmetry: 30904482 flits received, none sent: 'arrived with none sent WARN', not +0.0%% (%s)",
+		   saw);
+	}
+	{
 		int cpus[4], n;
 
 		n = check_cpulist("0-1,4\n", cpus, 4);
@@ -467,6 +484,23 @@ int main(void)
 	ok(rc == 1, "Skylake-SP: exit 1 (%d)", rc);
 	has("cpu", "fail", "model 85 (0x55) on 2 sockets: Skylake-SP or later, which has UPI, not QPI => use intel_uncore's UPI PMUs");
 	has("pci", "skip", "no QPI platform (see cpu)");
+	/* its own reason, not HSX/BDX's "only the sending end is counted" */
+	ok(!strcmp(line("symmetry"), "skip symmetry no QPI platform (see cpu)"),
+	   "Skylake-SP: %s", line("symmetry"));
+
+	/* Xeon 7500: qpi_uncore's S-Box, which qpistat does not read */
+	cpuinfo(46, false);
+	run(false);
+	ok(rc == 1, "Xeon 7500: exit 1 (%d)", rc);
+	ok(!strcmp(line("cpu"), "fail cpu      GenuineIntel family 6 model 46 (0x2e) on 2 sockets: Xeon 7500 or E7 (Nehalem-EX, Westmere-EX), whose QPI links qpi_uncore counts in the S-Box PMUs uncore_sbox_0 and uncore_sbox_1, which qpistat does not read => count them with perf: perf list | grep uncore_sbox (Documentation/qpi_uncore.rst, \"Xeon 7500 S-Box\"); qpistat supports SNB-EP (model 45), IVB-EP (62), HSX (63), BDX (79)"),
+	   "Xeon 7500: cpu fails, pointing at perf and the S-Box PMUs, not supported by qpistat (%s)",
+	   line("cpu"));
+	has("pci", "skip", "no QPI platform (see cpu)");
+	has("symmetry", "skip", "no QPI platform (see cpu)");
+	cpuinfo(44, false);
+	run(false);
+	ok(!strcmp(line("cpu"), "fail cpu      GenuineIntel family 6 model 44 (0x2c) on 2 sockets: no QPI PMON this tool knows => supported: SNB-EP (model 45), IVB-EP (62), HSX (63), BDX (79)"),
+	   "an unknown model: the supported list has no Xeon 7500 (%s)", line("cpu"));
 	cpuinfo(62, false);
 
 	cfg("0000:ff:09.0", 0xd4, 0);

@@ -326,9 +326,50 @@ static void fd_leak(void)
 		diag("the command's fds:", fds);
 }
 
+/*
+ * --help names every long option of qpistat's and --check's option tables
+ * (read from their sources, so that a new option without its line fails
+ * here), and every exit status.
+ */
+static void help_lists_all(const char *help)
+{
+	static const char *const srcs[] = { QPISTAT_DIR "/qpistat.c", QPISTAT_DIR "/check.c" };
+	static const char exits[] =
+		"exit status: 0 done (--check: no check failed); 1 an error (--check: a check\n"
+		"  failed); 2 a usage error; 64 a link map that does not parse, or (but with\n"
+		"  --check) does not fit this machine; 66 its file cannot be read; 69 no QPI\n"
+		"  PMU, or one went away; 77 perf refused the events; with a command, its\n"
+		"  status (126 it cannot run, 127 not found, 128+N killed by signal N)\n";
+	char text[32768], opt[64], missing[512] = "";
+	int n = 0, i;
+	const char *t;
+
+	for (i = 0; i < 2; i++) {
+		slurp(srcs[i], text, sizeof(text));
+		for (t = text; (t = strstr(t, "{ \"")); t++) {
+			const char *q = strchr(t + 3, '"');
+
+			if (!q || (strncmp(q, "\", no_argument", 14) &&
+				   strncmp(q, "\", required_argument", 20)))
+				continue;
+			snprintf(opt, sizeof(opt), "--%.*s", (int)(q - t - 3), t + 3);
+			n++;
+			if (!strstr(help, opt))
+				snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+					 " %s", opt);
+		}
+	}
+	ok(n >= 13 && !missing[0], "cli: --help names all %d long options of qpistat.c and check.c%s%s",
+	   n, missing[0] ? "; missing:" : "", missing);
+	ok(strlen(help) > sizeof(exits) &&
+	   !strcmp(help + strlen(help) - (sizeof(exits) - 1), exits),
+	   "cli: --help ends with every exit status: 0, 1, 2, 64, 66, 69, 77, a command's");
+}
+
 static void usage_errors(void)
 {
 	static const char *const help[] = { "-h", "--help" };
+	static const char *const version[] = { "-V", "--version" };
 	struct result r;
 	unsigned int i;
 
@@ -338,6 +379,16 @@ static void usage_errors(void)
 		   "cli: %s: usage on stdout, nothing on stderr, exit status 0 (%d)",
 		   help[i], r.status);
 	}
+	help_lists_all(r.out);
+	for (i = 0; i < 2; i++) {
+		run(&r, OUT_FILE, ARGV(version[i]));
+		ok(r.status == 0 && !strcmp(r.out, "qpistat " QPISTAT_VERSION "\n") && !r.err[0] &&
+		   strcmp(QPISTAT_VERSION, "unknown"),
+		   "cli: %s: 'qpistat " QPISTAT_VERSION "' (dkms.conf's PACKAGE_VERSION) on stdout, exit status 0 (%d)",
+		   version[i], r.status);
+	}
+	expect("--version > /dev/full", OUT_FULL, ARGV("--version"), 1,
+	       "qpistat: writing to stdout: No space left on device\n");
 	expect("-c abc", OUT_FILE, ARGV("-c", "abc"), 2,
 	       "qpistat: -c 'abc': want a count, a whole number from 1 to 2147483647\n");
 	expect("-c 0", OUT_FILE, ARGV("-c", "0"), 2,
@@ -823,7 +874,8 @@ static void permission(void)
 		 "qpistat: permission denied opening qpi events.\n"
 		 "  System-wide uncore events need CAP_PERFMON (or root).  Give it to qpistat only:\n"
 		 "    sudo setcap cap_perfmon+ep %s  (anyone who can run it gets it)\n"
-		 "    or a systemd unit with AmbientCapabilities=CAP_PERFMON (qpistat.service has it)\n"
+		 "    or a systemd unit's AmbientCapabilities= (qpistat.service gives CAP_SYS_ADMIN,\n"
+		 "    which qpistat drops once its events are open)\n"
 		 "    or sudo qpistat ...\n", QPISTAT_FAKE);
 	if (level > 2)
 		snprintf(want + strlen(want), sizeof(want) - strlen(want),
@@ -846,6 +898,8 @@ static void permission(void)
 	}
 }
 
+static void check_bad_map(const char *const *argv, const char *what, const char *line);
+
 /* On a CPU without QPI PMON nobody is told to load qpi_uncore. */
 static void no_qpi_cpu(void)
 {
@@ -858,7 +912,7 @@ static void no_qpi_cpu(void)
 	rename(FAKE_SYSFS "/uncore_qpi_0", FAKE_SYSFS "/hidden_qpi_0");
 	fake_cpuinfo("GenuineIntel", 85);
 	snprintf(want, sizeof(want), "qpistat: no uncore_qpi_* PMU in %s.\n"
-		 "  This CPU has no QPI PMON (the cpu check of qpistat --check):\n  %s\n",
+		 "  This CPU has no QPI PMON that qpistat reads (the cpu check of qpistat --check):\n  %s\n",
 		 FAKE_SYSFS, upi);
 	expect("no QPI PMU on a Skylake-SP", OUT_FILE, ARGV("-c", "1"), 69, want);
 
@@ -869,6 +923,13 @@ static void no_qpi_cpu(void)
 	   r.status);
 	if (!strstr(r.out, "\nskip module") || strstr(r.out, "modprobe"))
 		diag("stdout:", r.out);
+	/* the symmetry line says why in its own words, not HSX/BDX's */
+	ok(strstr(r.out, "\nskip symmetry no QPI platform (see cpu)\n") &&
+	   !strstr(r.out, "only the sending end"),
+	   "cli: --check on a Skylake-SP: skip symmetry, no QPI platform (see cpu)");
+	/* a link map on a machine without QPI: the checks first, the map among them */
+	check_bad_map(ARGV("--check", "--link-map", "0.0=1.0"), "a Skylake-SP (no QPI port)",
+		      "\nfail map      --link-map: entry 1 '0.0=1.0': no socket 0 with QPI ports (sockets: ) => give the map of this machine's wiring, its QPI ports as socket.port (qpistat.rst, \"The link map\"), or no --link-map\n");
 
 	fake_cpuinfo("AuthenticAMD", 1);
 	run(&r, OUT_FILE, ARGV("-c", "1"));
@@ -985,6 +1046,48 @@ static bool line_has(const char *out, const char *start, const char *needle)
 }
 
 /* @out has every string of @want; says which it lacks */
+/*
+ * --check with a link map that parses but cannot apply here: every check
+ * still runs and prints, the map is the map check's verdict (fail, exit
+ * 1), nothing on stderr.
+ */
+static void check_bad_map(const char *const *argv, const char *what, const char *line)
+{
+	static const char *const names[] = {
+		"cpu ", "pci ", "binding ", "module ", "map ", "link ", "counting ",
+		"foreign ", "health ", "symmetry ",
+	};
+	char missing[256] = "";
+	struct result r;
+	unsigned int i;
+	const char *t;
+	int lines = 0;
+
+	run(&r, OUT_FILE, argv);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char key[32];
+
+		/* after its verdict */
+		if (!strstr(r.out, (snprintf(key, sizeof(key), "pass %s", names[i]), key)) &&
+		    !strstr(r.out, (snprintf(key, sizeof(key), "warn %s", names[i]), key)) &&
+		    !strstr(r.out, (snprintf(key, sizeof(key), "fail %s", names[i]), key)) &&
+		    !strstr(r.out, (snprintf(key, sizeof(key), "skip %s", names[i]), key)))
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing),
+				 " %s", names[i]);
+	}
+	for (t = r.out; (t = strchr(t, '\n')); t++)
+		lines++;
+	ok(r.status == 1 && !r.err[0] && !missing[0] && lines == 11 && strstr(r.out, line) &&
+	   strstr(r.out, "\nFAIL: "),
+	   "cli: --check --link-map, %s: the 10 checks and the verdict, the map's among them, exit status 1 (%d)",
+	   what, r.status);
+	if (r.status != 1 || r.err[0] || missing[0] || !strstr(r.out, line)) {
+		printf("# missing:%s\n", missing);
+		diag("stdout:", r.out);
+		diag("stderr:", r.err);
+	}
+}
+
 static bool has_all(const char *out, const char *const *want, int n)
 {
 	bool good = true;
@@ -1316,9 +1419,12 @@ static void link_map_hsx4(void)
 	       "qpistat: --link-map: entry 2 '2.0=1.0': port 1.0 is in entry 1 '0.0=1.0' already; a port is on one link\n");
 	expect("--link-map @missing", OUT_FILE, ARGV("--link-map", "@/nonexistent/map", "-c", "1"), 66,
 	       "qpistat: --link-map @/nonexistent/map: cannot read it: No such file or directory\n");
-	expect("--check --link-map with a socket sysfs does not show", OUT_FILE,
-	       ARGV("--check", "--link-map", "0.0=1.0,3.2=7.0"), 64,
-	       "qpistat: --link-map: entry 2 '3.2=7.0': no socket 7 with QPI ports (sockets: 0, 1, 2, 3)\n");
+	check_bad_map(ARGV("--check", "--link-map", "0.0=1.0,3.2=7.0"),
+		      "4-socket HSX, a socket sysfs does not show",
+		      "\nfail map      --link-map: entry 2 '3.2=7.0': no socket 7 with QPI ports (sockets: 0, 1, 2, 3) => give the map of this machine's wiring, its QPI ports as socket.port (qpistat.rst, \"The link map\"), or no --link-map\n");
+	run(&r, OUT_FILE, ARGV("--check", "--link-map", "0.0=1.0,3.2=7.0"));
+	ok(strstr(r.out, "\nskip symmetry the --link-map given does not fit this machine (see map)\n") != NULL,
+	   "cli: --check --link-map that does not fit: symmetry does not use it (see map)");
 	expect("--check --link-map syntax", OUT_FILE, ARGV("--check", "--link-map", "0:0=1:0"), 64,
 	       "qpistat: --link-map: entry 1 '0:0=1:0': want SOCKET.PORT=SOCKET.PORT, whole numbers\n");
 
@@ -1337,8 +1443,8 @@ static void link_map_hsx4(void)
 
 /*
  * PMUs that go away (unregistered, or registered again under the name by
- * another driver) end the exporter with 69, for systemd to restart it,
- * instead of 500s or frozen counters for ever.
+ * another driver) end the exporter and the textfile writer with 69, for
+ * systemd to restart them, instead of 500s or frozen counters for ever.
  */
 static void pmus_vanish(void)
 {
@@ -1371,6 +1477,25 @@ static void pmus_vanish(void)
 		   strstr(r.err, "qpistat: uncore_qpi_0 is gone (unregistered or replaced); exiting\n"),
 		   "cli: --listen: uncore_qpi_0 %s: 200, then no answer and exit 69 (%d, %d, %d)",
 		   how[i], before, after, r.status);
+		if (r.status != 69)
+			diag("stderr", r.err);
+	}
+	/* the textfile writer too: not frozen counts in qpi.prom for ever */
+	{
+		char dir[] = "/tmp/test_qpistat_gone.XXXXXX", file[64];
+
+		mkdtemp(dir);
+		snprintf(file, sizeof(file), "%s/qpi.prom", dir);
+		spawn(&p, OUT_CLOSED, ARGV("--textfile", file, "-I", "20"));
+		wait_for_file(file);
+		rename(FAKE_SYSFS "/uncore_qpi_0", FAKE_SYSFS "/uncore_qpi_0.gone");
+		finish(&p, 20, &r);
+		rename(FAKE_SYSFS "/uncore_qpi_0.gone", FAKE_SYSFS "/uncore_qpi_0");
+		unlink(file);
+		rmdir(dir);
+		ok(r.status == 69 &&
+		   strstr(r.err, "qpistat: uncore_qpi_0 is gone (unregistered or replaced); exiting\n"),
+		   "cli: --textfile: uncore_qpi_0 removed: exit 69 at the next rewrite (%d)", r.status);
 		if (r.status != 69)
 			diag("stderr", r.err);
 	}

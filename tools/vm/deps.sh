@@ -12,13 +12,13 @@ here=$(dirname "${BASH_SOURCE[0]}")
 PKGS=(qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static
       linux-perf cpio kmod xz-utils zstd sparse linux-source-6.1 gcc make
       libc6-dev dkms prometheus prometheus-node-exporter curl python3 udev
-      util-linux mmdebstrap)
+      util-linux mmdebstrap devscripts)
 
 missing() {
 	local m=() c
 	for c in qemu-system-x86_64 cpio gzip ldd gcc make modinfo perf sparse dkms \
 		prometheus promtool prometheus-node-exporter curl python3 setpriv \
-		flock kmod mmdebstrap; do
+		flock kmod mmdebstrap hardening-check; do
 		command -v "$c" >/dev/null 2>&1 || m+=("$c")
 	done
 	# A dynamic busybox would need its libs in the initramfs; insist on
