@@ -450,7 +450,13 @@ static unsigned int qpiu_emit_paced(struct qpiu_due *due)
 	due->n--;
 	if (!due->n)
 		return offered;
-	if (qpiu_sample_throttled(event)) {
+	/*
+	 * perf said stop: throttled, or at its PERF_EVENT_IOC_REFRESH limit,
+	 * where qpiu_sample_stop() stopped the event.  perf disables it only
+	 * later, from irq_work, and writes whatever is offered meanwhile: its
+	 * limit, now 0, is checked no more.
+	 */
+	if (qpiu_sample_throttled(event) || !qpiu_running(event)) {
 		due->n = 0;
 		return offered;
 	}
