@@ -9,7 +9,7 @@
 # never from how long something took.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 7
+ktap_plan 8
 
 P=/tmp/qpipace
 mkdir -p $P
@@ -296,6 +296,44 @@ else
 	wait "$hog" 2> /dev/null
 	t_end
 fi
+
+# perf's limit of a tick is what kernel.perf_event_max_sample_rate says
+# now (perf also lowers it there itself when its NMIs run long), not the
+# default of 100000 a second: at 2000, 8 samples a tick at HZ 250.  Ten
+# bursts of 20 periods, 50 ms apart: the driver must pace to the lowered
+# limit and carry the rest, so every period gives its sample and perf never
+# throttles.  Once with the limit lowered before the event opens, once
+# while it is open.
+# the driver's reading of perf's limit; while the event is open, the test
+# waits for it to change (a guard of 10 s against a hang) before the bursts
+TLIM=/sys/module/qpi_uncore/parameters/sample_tick_limit
+t_begin "paced_to_perf_limit_lowered"
+for when in before while; do
+	if [ $when = before ]; then
+		perf_limits_pin 2000 || fail "perf's sample rate limit not lowered"
+	else
+		perf_limits_pin 100000 || fail "perf's sample rate limit not set"
+	fi
+	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s 1024
+sh [ $when = while ] && { l=\$(cat $TLIM); echo 25 > $PERF_PCT; echo 2000 > $PERF_RATE; echo 0 > $PERF_PCT; i=0; while [ \$(cat $TLIM) = \$l ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done; }
+sh echo "# the driver paces to \$(cat $TLIM) samples a tick"
+sh i=0; while [ \$i -lt 10 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=20000' > $DBG/inject; sleep 0.05; i=\$((i + 1)); done
+waitsamples s 200 10
+disable s
+samples s
+read s
+EOF2
+)
+	echo "$QOUT" | grep '^s samples' | sed "s/^/# limit lowered $when the open: /"
+	expect_num "lowered $when: samples" "$(sfield s samples)" 200
+	expect_num "lowered $when: throttle records" "$(sfield s throttle)" 0
+	expect_num "lowered $when: periods" "$(sfield s periods)" 200000
+	expect_num "lowered $when: count" "$(val s)" 200000
+	perf_limits_restore || fail "perf's sample rate limit not restored"
+done
+t_end
 
 echo > $TR/kprobe_events 2> /dev/null
 qpiu_unload

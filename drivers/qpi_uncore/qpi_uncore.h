@@ -381,6 +381,7 @@ bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max);
 bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
 			bool keep);
 u64 qpiu_box_first_ns(const struct qpiu_box *box);
+void qpiu_look_read_limit(void);
 void qpiu_look_sampling_started(struct qpiu_box *box);
 void qpiu_look_sampling_gone(struct qpiu_box *box);
 enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer);

@@ -362,6 +362,8 @@ static int qpiu_event_init(struct perf_event *event)
 		ret = qpiu_check_sampling(qpmu, event);
 		if (ret)
 			return ret;
+		/* perf's limit of a tick, which pacing keeps below */
+		qpiu_look_read_limit();
 	}
 	if (event->cpu < 0)
 		return qpiu_reject(qpmu, -EINVAL,

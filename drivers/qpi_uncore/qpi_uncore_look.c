@@ -8,7 +8,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "qpi_uncore.h"
 #include "qpi_uncore_compat.h"
@@ -41,7 +44,7 @@ MODULE_PARM_DESC(sample_poll_us,
 /*
  * Work per look: at most this many samples per box; periods beyond it are
  * carried over, in order, to a look QPIU_CARRY_NS later (but see
- * QPIU_PACE_MAX).
+ * qpiu_pace_max()).
  */
 #define QPIU_LOOK_SAMPLES	64
 #define QPIU_CARRY_NS		(20 * NSEC_PER_USEC)
@@ -65,16 +68,113 @@ MODULE_PARM_DESC(sample_poll_us,
  * ticks.  So the box follows perf's own count instead: a look that finds
  * more than one period of a paced event offers one sample first, reads
  * hw.interrupts, and offers only as many more as keep that count below
- * perf's default limit, QPIU_TICK_LIMIT (DIV_ROUND_UP(100000, HZ); the
- * live value is not visible to modules).  The periods not offered are
+ * perf's limit of a tick (qpiu_tick_limit()).  The periods not offered are
  * carried (QPIU_HES_DUE), and the box offers no paced sample until the
  * timer's next run (tick_wait), whose look asks perf again: one sample
- * more for a run that came before perf's tick.  Up to QPIU_PACE_MAX
+ * more for a run that came before perf's tick.  Up to qpiu_pace_max()
  * periods of an event (8 ticks' worth) are paced so; more are offered
  * QPIU_CALL_SAMPLES at a time, and perf throttles as it would.
  */
-#define QPIU_TICK_LIMIT		DIV_ROUND_UP(100000, HZ)
-#define QPIU_PACE_MAX		(8 * (QPIU_TICK_LIMIT - 1))
+
+/*
+ * perf's limit of a tick, max_samples_per_tick, is private to perf, and it
+ * moves: a write of kernel.perf_event_max_sample_rate sets it to
+ * DIV_ROUND_UP(rate, HZ) (perf_proc_update_handler()), and
+ * perf_sample_event_took() lowers it to some max whenever perf's
+ * interrupts run long, writing max * HZ into that same sysctl.  So
+ * DIV_ROUND_UP(the sysctl, HZ) is perf's limit either way, on every
+ * kernel from 5.10 to 7.3 (Documentation/qpi_uncore.rst, "The contract
+ * with perf").  No kernel exports the variable; the driver reads the
+ * sysctl's file, in process context: when a sampling event opens, and
+ * from a work the box timer queues while samples flow (every
+ * QPIU_LIMIT_FRESH_BUSY) or idle (QPIU_LIMIT_FRESH_IDLE).  Until a change
+ * is read, pacing to the old limit may let perf throttle once.
+ */
+#define QPIU_PERF_RATE_SYSCTL	"/proc/sys/kernel/perf_event_max_sample_rate"
+#define QPIU_LIMIT_FRESH_BUSY	(HZ / 50 ?: 1)
+#define QPIU_LIMIT_FRESH_IDLE	HZ
+
+#define QPIU_DEFAULT_TICK_LIMIT	DIV_ROUND_UP(100000, HZ)
+
+static unsigned int qpiu_perf_tick_limit = QPIU_DEFAULT_TICK_LIMIT;
+static unsigned long qpiu_limit_read_at;	/* jiffies */
+static bool qpiu_limit_read_once;
+
+static void qpiu_limit_fn(struct work_struct *work)
+{
+	char buf[24];
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t len;
+	int rate;
+
+	WRITE_ONCE(qpiu_limit_read_at, jiffies);
+	WRITE_ONCE(qpiu_limit_read_once, true);
+	file = filp_open(QPIU_PERF_RATE_SYSCTL, O_RDONLY, 0);
+	if (IS_ERR(file))
+		return;
+	len = kernel_read(file, buf, sizeof(buf) - 1, &pos);
+	filp_close(file, NULL);
+	if (len <= 0)
+		return;
+	buf[len] = '\0';
+	if (kstrtoint(strim(buf), 10, &rate) || rate <= 0)
+		return;
+	WRITE_ONCE(qpiu_perf_tick_limit, max(DIV_ROUND_UP(rate, HZ), 1));
+}
+
+static DECLARE_WORK(qpiu_limit_work, qpiu_limit_fn);
+
+/* perf's max_samples_per_tick as last read */
+static unsigned int qpiu_tick_limit(void)
+{
+	return READ_ONCE(qpiu_perf_tick_limit);
+}
+
+/*
+ * The most periods of an event paced to perf's limit: 8 ticks' worth, at
+ * most 8 ticks at perf's default limit (a backlog past that is offered
+ * QPIU_CALL_SAMPLES a callback, bounded work however far the limit is
+ * raised).
+ */
+static u64 qpiu_pace_max(void)
+{
+	unsigned int limit = clamp(qpiu_tick_limit(), 2U,
+				   (unsigned int)QPIU_DEFAULT_TICK_LIMIT);
+
+	return 8 * ((u64)limit - 1);
+}
+
+/*
+ * A sampling event opens: perf's limit now, before its first sample.
+ * Process context; perf may hold its context mutexes, which the work
+ * never takes.
+ */
+void qpiu_look_read_limit(void)
+{
+	queue_work(qpiu_system_wq, &qpiu_limit_work);
+	flush_work(&qpiu_limit_work);
+}
+
+/* Any context: read perf's limit again if the last read is older than @age. */
+static void qpiu_look_limit_fresh(unsigned long age)
+{
+	if (!READ_ONCE(qpiu_limit_read_once) ||
+	    time_after(jiffies, READ_ONCE(qpiu_limit_read_at) + age))
+		queue_work(qpiu_system_wq, &qpiu_limit_work);
+}
+
+static int qpiu_tick_limit_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", qpiu_tick_limit());
+}
+
+static const struct kernel_param_ops qpiu_tick_limit_ops = {
+	.get = qpiu_tick_limit_get,
+};
+module_param_cb(sample_tick_limit, &qpiu_tick_limit_ops, NULL, 0444);
+MODULE_PARM_DESC(sample_tick_limit,
+		 "Sampling: perf's limit of samples per event per tick, as the driver last read it (kernel.perf_event_max_sample_rate / HZ); samples are paced to stay below it");
 
 /*
  * The most samples one box timer callback, del() or stop() offers perf,
@@ -171,6 +271,7 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 	unsigned int i, nr = 0;
 	u32 status = 0, armed = 0, carried = 0;
 	u64 budget = QPIU_LOOK_SAMPLES, call = QPIU_CALL_SAMPLES, max;
+	u64 pace_max = qpiu_pace_max();
 	bool any = false, pace;
 
 	*stopped = 0;
@@ -234,13 +335,13 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		left = local64_read(&event->hw.period_left);
 		/*
 		 * Throttled: perf drops them all until its next tick.  Past
-		 * QPIU_PACE_MAX: perf throttles them after its limit of a
+		 * qpiu_pace_max(): perf throttles them after its limit of a
 		 * tick.  Nothing to pace either way; but at most
 		 * QPIU_CALL_SAMPLES in this callback, the rest carried.
 		 */
 		pace = !qpiu_sample_throttled(event) &&
 		       !(event->hw.last_period &&
-			 (u64)-left / event->hw.last_period >= QPIU_PACE_MAX);
+			 (u64)-left / event->hw.last_period >= pace_max);
 		max = pace ? (box->tick_wait ? 0 : min(budget, call)) : call;
 		if (qpiu_take_due(event, &due[nr], max)) {
 			call -= due[nr].n;
@@ -336,7 +437,7 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 /*
  * The timer runs in a tick of the reader CPU, mostly after perf started
  * its count of samples afresh and lifted throttles (but see
- * QPIU_TICK_LIMIT): the box may offer paced samples again, as many as
+ * qpiu_tick_limit()): the box may offer paced samples again, as many as
  * perf's count allows, and takes what it carries over now.
  */
 static void qpiu_box_tick(struct timer_list *t)
@@ -432,7 +533,7 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 
 /*
  * Offer the samples of a paced event, as many as perf takes in its current
- * tick without throttling (QPIU_TICK_LIMIT): one first, after which
+ * tick without throttling (qpiu_tick_limit()): one first, after which
  * hw.interrupts is perf's count of the event's samples in this tick of
  * the CPU, that one included; then fewer than the limit in all, since the
  * sample that brings the count to it throttles.  Leaves in @due->n the
@@ -443,7 +544,7 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 static unsigned int qpiu_emit_paced(struct qpiu_due *due)
 {
 	struct perf_event *event = due->event;
-	unsigned int offered;
+	unsigned int offered, limit;
 	u64 count, room;
 
 	offered = qpiu_sample_emit(event, due->period, 1);
@@ -461,7 +562,8 @@ static unsigned int qpiu_emit_paced(struct qpiu_due *due)
 		return offered;
 	}
 	count = READ_ONCE(event->hw.interrupts);
-	room = count < QPIU_TICK_LIMIT - 1 ? QPIU_TICK_LIMIT - 1 - count : 0;
+	limit = qpiu_tick_limit();
+	room = count < limit - 1 ? limit - 1 - count : 0;
 	room = min(room, due->n);
 	if (room)
 		offered += qpiu_sample_emit(event, due->period, room);
@@ -545,6 +647,10 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 		next = qpiu_box_plan(box, now, seen);
 		if (nr || box->carried || qpiu_box_throttled(box))
 			qpiu_box_want_tick(box);
+		/* under box->lock: see qpiu_look_sampling_gone() */
+		qpiu_look_limit_fresh(nr || box->carried ?
+				      QPIU_LIMIT_FRESH_BUSY :
+				      QPIU_LIMIT_FRESH_IDLE);
 	}
 	if (now >= box->fold_next) {
 		qpiu_box_fold(box);
@@ -609,4 +715,11 @@ void qpiu_look_sampling_gone(struct qpiu_box *box)
 {
 	if (READ_ONCE(box->tick_timer_ready))
 		qpiu_timer_delete_sync(&box->tick_timer);
+	/*
+	 * A box timer queues the read of perf's limit under box->lock only
+	 * while the box has sampling events, and perf's del() took this one
+	 * off under it: once the module's last sampling event is gone,
+	 * nothing queues it again before rmmod.
+	 */
+	cancel_work_sync(&qpiu_limit_work);
 }
