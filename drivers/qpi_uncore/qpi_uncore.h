@@ -271,6 +271,7 @@ void qpiu_test_resched_asked(int n);
 void qpiu_test_read(const struct perf_event *event);
 void qpiu_test_deliver_window(void);
 void qpiu_test_offered(bool last, unsigned int n);
+void qpiu_test_foreign_checked(void);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_retire_delay(void) { }
@@ -280,6 +281,7 @@ static inline void qpiu_test_resched_asked(int n) { }
 static inline void qpiu_test_read(const struct perf_event *event) { }
 static inline void qpiu_test_deliver_window(void) { }
 static inline void qpiu_test_offered(bool last, unsigned int n) { }
+static inline void qpiu_test_foreign_checked(void) { }
 #endif
 
 /* qpi_uncore_reject.c */
@@ -348,6 +350,7 @@ static inline bool qpiu_group_pinned(const struct perf_event *event)
 u64 qpiu_foreign_interval_ns(void);
 void qpiu_foreign_box_unused(struct qpiu_box *box);
 bool qpiu_foreign_check(struct qpiu_box *box);
+bool qpiu_foreign_look(struct qpiu_box *box, int idx);
 void qpiu_foreign_resched(struct qpiu_box *box);
 void qpiu_foreign_pmu_init(struct qpiu_pmu *qpmu);
 void qpiu_foreign_pmu_exit(struct qpiu_pmu *qpmu);

@@ -260,12 +260,13 @@ bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
  * perf reads them through pmu->read() as it writes the sample, after the
  * re-arm.  @seen gets each sampling counter's hw.period_left before any
  * period is taken, @stopped the counters disabled, @paced the entries of
- * @due that are paced to perf's count of a tick.  Returns the number of
+ * @due that are paced to perf's count of a tick; @resched is set when a
+ * foreign write was found (qpiu_foreign_look()).  Returns the number of
  * entries in @due.
  */
 static unsigned int qpiu_box_collect(struct qpiu_box *box,
 				     struct qpiu_due *due, s64 *seen,
-				     u32 *stopped, u32 *paced)
+				     u32 *stopped, u32 *paced, bool *resched)
 {
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
@@ -296,6 +297,8 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		if (!qpiu_running(event) || !is_sampling_event(event) ||
 		    seen[i] > 0 || event->oncpu != smp_processor_id())
 			continue;
+		/* a foreign write, before the re-arm writes over it */
+		*resched |= qpiu_foreign_look(box, i);
 		qpiu_box_disable_counter(box, i, event->hw.config);
 		*stopped |= BIT(i);
 		/* what it counted since the first read */
@@ -525,7 +528,7 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 	if (!interval)
 		return U64_MAX;
 	if (now >= box->check_next) {
-		*resched = qpiu_foreign_check(box);
+		*resched |= qpiu_foreign_check(box);
 		box->check_next = now + interval;
 	}
 	return box->check_next - now;
@@ -642,7 +645,8 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	}
 	next = box->fold_ns;
 	if (box->n_sampling) {
-		nr = qpiu_box_collect(box, due, seen, &stopped, &paced);
+		nr = qpiu_box_collect(box, due, seen, &stopped, &paced,
+				      &resched);
 		qpiu_box_rearm(box, due, nr, stopped);
 		next = qpiu_box_plan(box, now, seen);
 		if (nr || box->carried || qpiu_box_throttled(box))

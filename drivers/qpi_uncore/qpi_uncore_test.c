@@ -214,3 +214,20 @@ void qpiu_test_offered(bool last, unsigned int n)
 		old = seen;
 	}
 }
+
+/*
+ * Read-backs of counter controls that checked a running counter
+ * (qpi_uncore_foreign.c): an episode of foreign writes ends at one that
+ * finds every control as written, so a test waits for two more of them
+ * before the next foreign write, to make that write a new episode.
+ */
+static atomic_t qpiu_test_foreign_checks = ATOMIC_INIT(0);
+module_param_cb(test_foreign_checks, &qpiu_test_atomic_ops,
+		&qpiu_test_foreign_checks, 0444);
+MODULE_PARM_DESC(test_foreign_checks,
+		 "test builds: read-backs of counter controls that checked a running counter");
+
+void qpiu_test_foreign_checked(void)
+{
+	atomic_inc(&qpiu_test_foreign_checks);
+}
