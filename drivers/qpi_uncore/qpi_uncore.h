@@ -133,7 +133,8 @@ struct qpiu_box {
 	s64 look_left[UNC_MAX_CTRS];
 	bool carried;			/* whole periods left for the next look */
 	struct timer_list tick_timer;	/* a tick of the idle reader CPU */
-	bool tick_wait;			/* no paced sample until it runs */
+	/* counters whose paced samples wait until it runs */
+	u32 tick_wait;
 	bool tick_timer_ready;
 	bool warned_status;		/* BOX_STATUS disagreed once */
 	/*

@@ -114,6 +114,8 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	emit = qpiu_take_due_last(event, &due, was_running);
 	if (hwc->idx >= 0) {
 		box->events[hwc->idx] = NULL;
+		/* the counter's next event does not wait for this one's tick */
+		box->tick_wait &= ~BIT(hwc->idx);
 		hwc->idx = -1;
 		if (qpiu_event_filtered(box, event))
 			box->filter_ref--;

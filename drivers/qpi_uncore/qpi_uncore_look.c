@@ -42,9 +42,10 @@ MODULE_PARM_DESC(sample_poll_us,
 #define QPIU_LOOK_MAX_NS	(100 * NSEC_PER_MSEC)
 
 /*
- * Work per look: at most this many samples per box; periods beyond it are
- * carried over, in order, to a look QPIU_CARRY_NS later (but see
- * qpiu_pace_max()).
+ * Work per look: at most this many samples per paced event (and at most
+ * QPIU_CALL_SAMPLES over the box); periods beyond it are carried over to
+ * a look QPIU_CARRY_NS later.  Each event has its own, as perf's limit is
+ * per event: an event at its limit holds back no other.
  */
 #define QPIU_LOOK_SAMPLES	64
 #define QPIU_CARRY_NS		(20 * NSEC_PER_USEC)
@@ -70,7 +71,8 @@ MODULE_PARM_DESC(sample_poll_us,
  * hw.interrupts, and offers only as many more as keep that count below
  * perf's limit of a tick (qpiu_tick_limit()).  The periods not offered are
  * carried (QPIU_HES_DUE), and the box offers no paced sample until the
- * timer's next run (tick_wait), whose look asks perf again: one sample
+ * timer's next run (the event's bit in tick_wait; other events of the
+ * box go on), whose look asks perf again: one sample
  * more for a run that came before perf's tick.  Up to qpiu_pace_max()
  * periods of an event (8 ticks' worth) are paced so; more are offered
  * QPIU_CALL_SAMPLES at a time, and perf throttles as it would.
@@ -271,7 +273,7 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
 	u32 status = 0, armed = 0, carried = 0;
-	u64 budget = QPIU_LOOK_SAMPLES, call = QPIU_CALL_SAMPLES, max;
+	u64 call = QPIU_CALL_SAMPLES, max;
 	u64 pace_max = qpiu_pace_max();
 	bool any = false, pace;
 
@@ -345,13 +347,12 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		pace = !qpiu_sample_throttled(event) &&
 		       !(event->hw.last_period &&
 			 (u64)-left / event->hw.last_period >= pace_max);
-		max = pace ? (box->tick_wait ? 0 : min(budget, call)) : call;
+		max = !pace ? call : (box->tick_wait & BIT(i)) ? 0 :
+		      min_t(u64, QPIU_LOOK_SAMPLES, call);
 		if (qpiu_take_due(event, &due[nr], max)) {
 			call -= due[nr].n;
-			if (pace) {
-				budget -= due[nr].n;
+			if (pace)
 				*paced |= BIT(nr);
-			}
 			nr++;
 		}
 		box->carried |= !!(event->hw.state & QPIU_HES_DUE);
@@ -395,7 +396,7 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 {
 	u64 poll = qpiu_poll_ns(), cap = max_t(u64, poll, QPIU_LOOK_MAX_NS);
 	u64 gap = now - box->look_ns, next = U64_MAX;
-	bool moved = false, unknown = false;
+	bool moved = false, unknown = false, now_due = false;
 	unsigned int i;
 
 	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
@@ -407,6 +408,9 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 			continue;
 		}
 		left = local64_read(&event->hw.period_left);
+		/* carried, and not waiting for the tick timer's next run */
+		now_due |= (event->hw.state & QPIU_HES_DUE) &&
+			   !(box->tick_wait & BIT(i));
 		if (box->look_ev[i] != event) {
 			unknown = true;
 		} else if (seen[i] < box->look_left[i]) {
@@ -426,7 +430,7 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 	box->look_ns = now;
 	/* perf's count of the tick is spent: qpiu_box_tick() restarts */
 	if (box->carried)
-		return box->tick_wait ? TICK_NSEC : QPIU_CARRY_NS;
+		return now_due ? QPIU_CARRY_NS : TICK_NSEC;
 	if (moved)
 		next = clamp(next + poll / 4, poll, cap);
 	else if (unknown)
@@ -449,7 +453,7 @@ static void qpiu_box_tick(struct timer_list *t)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&box->lock, flags);
-	box->tick_wait = false;
+	box->tick_wait = 0;
 	if (box->carried && box->n_sampling && !box->dead &&
 	    box->cpu == smp_processor_id())
 		hrtimer_start(&box->hrtimer, 0, HRTIMER_MODE_REL_PINNED_HARD);
@@ -608,6 +612,7 @@ static unsigned int qpiu_box_carry_back(struct qpiu_box *box,
 			continue;
 		local64_sub(k, &hwc->period_left);
 		hwc->state |= QPIU_HES_DUE;
+		box->tick_wait |= BIT(hwc->idx);
 		if (box->look_ev[hwc->idx] == event)
 			box->look_left[hwc->idx] -= k;
 		due[i].n = 0;
@@ -615,7 +620,6 @@ static unsigned int qpiu_box_carry_back(struct qpiu_box *box,
 	}
 	if (back) {
 		box->carried = true;
-		box->tick_wait = true;
 		qpiu_box_want_tick(box);
 	}
 	raw_spin_unlock_irqrestore(&box->lock, flags);
@@ -705,7 +709,7 @@ void qpiu_look_sampling_started(struct qpiu_box *box)
 	if (!box->tick_timer_ready) {
 		timer_setup(&box->tick_timer, qpiu_box_tick, TIMER_PINNED);
 		box->tick_timer_ready = true;
-		box->tick_wait = false;
+		box->tick_wait = 0;
 	}
 	box->look_gap = 0;
 }
