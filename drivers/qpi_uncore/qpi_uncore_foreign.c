@@ -106,7 +106,15 @@ bool qpiu_foreign_check(struct qpiu_box *box)
 	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
-		if (!event || (event->hw.state & PERF_HES_STOPPED))
+		/*
+		 * Being handed to perf (QPIU_HWF_DELIVER), on the reader CPU
+		 * while this timer runs on another (an hrtimer keeps its CPU
+		 * while its callback runs, and through a reader change): the
+		 * stop and start would fold nothing and re-arm a period
+		 * perf's delivery then puts back.  The next read-back.
+		 */
+		if (!event || (event->hw.state & PERF_HES_STOPPED) ||
+		    (event->hw.flags & QPIU_HWF_DELIVER))
 			continue;
 		checked++;
 		if (qpiu_box_ctl_holds(box, i, event->hw.config, &want,

@@ -500,8 +500,10 @@ static void qpiu_box_drop_carried(struct qpiu_box *box)
 	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
+		/* not one perf has on another CPU (QPIU_HWF_DELIVER) */
 		if (event && is_sampling_event(event) &&
 		    qpiu_sample_throttled(event) &&
+		    !(event->hw.flags & QPIU_HWF_DELIVER) &&
 		    (event->hw.state & QPIU_HES_DUE) &&
 		    qpiu_take_due(event, &due, U64_MAX))
 			/* the counter is armed for the boundary after them */
