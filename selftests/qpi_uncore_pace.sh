@@ -9,7 +9,7 @@
 # never from how long something took.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 9
+ktap_plan 10
 
 P=/tmp/qpipace
 mkdir -p $P
@@ -384,6 +384,51 @@ expect_num "a: count" "$(val a)" $((na * 1000))
 expect_num "b: count" "$(val b)" $(((nb1 + nb2) * 1000))
 perf_limits_restore || fail "perf's sample rate limit not restored"
 t_end
+
+# The bound of QPIU_CALL_SAMPLES is per CPU, not per box: a socket's
+# boxes share a reader CPU, and their box timers run in one interrupt
+# when they are due together.  Ports 0 and 1 of socket 0 each get a
+# backlog of 20000 periods of 1 in one batch (past the pacing bound), with
+# perf's limit raised so far that it never throttles: the test build's
+# record of the most samples offered in one interrupt of a CPU must be the
+# bound, DIV_ROUND_UP(100000, HZ) + 1, and every period must give its
+# sample.
+if [ ! -f $TP/test_offered_irq_max ]; then
+	t_skip "backlog_bounded_per_cpu_not_per_box" "qpi_uncore built without QPIU_TEST_HOOKS (test_offered_irq_max)"
+else
+	t_begin "backlog_bounded_per_cpu_not_per_box"
+	hz=$(guest_hz)
+	bound=$(( (100000 + hz - 1) / hz + 1 ))
+	perf_limits_pin 100000000 || fail "perf's sample rate limit not raised"
+	echo 0 > $TP/test_offered_irq_max
+	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open a uncore_qpi_0 0x14 socket=0 period=1 stype=0x100 single
+mmap a 1024
+open b uncore_qpi_1 0x14 socket=0 period=1 stype=0x100 single
+mmap b 1024
+sh sleep 0.5
+inject event socket=0 box=qpi0 event=0x14 count=20000;event socket=0 box=qpi1 event=0x14 count=20000
+waitsamples a 20000 30
+waitsamples b 20000 30
+disable a
+disable b
+samples a
+samples b
+read a
+read b
+EOF2
+)
+	echo "$QOUT" | grep '^[ab] samples' | sed 's/^/# /'
+	perf_limits_restore || fail "perf's sample rate limit not restored"
+	echo "# HZ $hz: at most $bound samples in one interrupt"
+	expect_num "most samples offered in one interrupt of a CPU" "$(cat $TP/test_offered_irq_max)" $bound
+	for e in a b; do
+		expect_num "$e: samples" "$(sfield $e samples)" 20000
+		expect_num "$e: throttle records" "$(sfield $e throttle)" 0
+		expect_num "$e: count" "$(val $e)" 20000
+	done
+	t_end
+fi
 
 echo > $TR/kprobe_events 2> /dev/null
 qpiu_unload

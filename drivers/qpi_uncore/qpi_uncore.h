@@ -132,6 +132,7 @@ struct qpiu_box {
 	struct perf_event *look_ev[UNC_MAX_CTRS];
 	s64 look_left[UNC_MAX_CTRS];
 	bool carried;			/* whole periods left for the next look */
+	bool cpu_full;			/* ... by the CPU's bound (QPIU_CALL_SAMPLES) */
 	struct timer_list tick_timer;	/* a tick of the idle reader CPU */
 	/* counters whose paced samples wait until it runs */
 	u32 tick_wait;
@@ -273,6 +274,7 @@ void qpiu_test_read(const struct perf_event *event);
 void qpiu_test_deliver_window(void);
 void qpiu_test_offered(bool last, unsigned int n);
 void qpiu_test_foreign_checked(void);
+void qpiu_test_offered_sync(void);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_retire_delay(void) { }
@@ -283,6 +285,7 @@ static inline void qpiu_test_read(const struct perf_event *event) { }
 static inline void qpiu_test_deliver_window(void) { }
 static inline void qpiu_test_offered(bool last, unsigned int n) { }
 static inline void qpiu_test_foreign_checked(void) { }
+static inline void qpiu_test_offered_sync(void) { }
 #endif
 
 /* qpi_uncore_reject.c */

@@ -179,9 +179,12 @@ MODULE_PARM_DESC(sample_tick_limit,
 		 "Sampling: perf's limit of samples per event per tick, as the driver last read it (kernel.perf_event_max_sample_rate / HZ); samples are paced to stay below it");
 
 /*
- * The most samples one box timer callback, del() or stop() offers perf,
- * over all the events of the box: one more than perf's default limit of a
- * tick, enough for perf to throttle an event at that limit in one call.
+ * The most samples offered perf in one interrupt of a CPU, over the box
+ * timer callbacks, del()s and stop()s it runs: one more than perf's default
+ * limit of a tick, enough for perf to throttle an event at that limit in
+ * one call.  Per CPU, not per box: a socket's boxes share a reader CPU,
+ * whose tick timers restart their box timers together, and a rotation
+ * del()s the events of every box in one callback.
  * perf stops a hand-over once it throttles, but the limit is a sysctl
  * (kernel.perf_event_max_sample_rate) with no upper bound: raised, perf
  * would take a whole backlog, counters x periods, with interrupts off.
@@ -189,6 +192,39 @@ MODULE_PARM_DESC(sample_tick_limit,
  * later; del() and stop() drop it (qpiu_take_due_last()).
  */
 #define QPIU_CALL_SAMPLES	(DIV_ROUND_UP(100000, HZ) + 1)
+
+/*
+ * The samples taken for perf in the current interrupt of this CPU: reset
+ * by a hard irq_work queued with the first, which runs once the interrupt
+ * (or the section with interrupts off) is over.
+ */
+static DEFINE_PER_CPU(unsigned int, qpiu_cpu_taken);
+
+static void qpiu_cpu_taken_reset(struct irq_work *work)
+{
+	this_cpu_write(qpiu_cpu_taken, 0);
+}
+
+static DEFINE_PER_CPU(struct irq_work, qpiu_cpu_taken_work);
+
+/* What this CPU may still take in this interrupt; interrupts off. */
+static u64 qpiu_cpu_room(void)
+{
+	unsigned int taken = this_cpu_read(qpiu_cpu_taken);
+
+	return taken < QPIU_CALL_SAMPLES ? QPIU_CALL_SAMPLES - taken : 0;
+}
+
+/* @n samples taken on this CPU in this interrupt; interrupts off. */
+static void qpiu_cpu_take(u64 n)
+{
+	if (!n)
+		return;
+	if (!this_cpu_read(qpiu_cpu_taken))
+		qpiu_irq_work_queue_hard(this_cpu_ptr(&qpiu_cpu_taken_work),
+					 qpiu_cpu_taken_reset);
+	this_cpu_add(qpiu_cpu_taken, n);
+}
 
 static u64 qpiu_poll_ns(void)
 {
@@ -232,9 +268,9 @@ bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max)
 /*
  * del() and stop(): the event leaves its counter, or its period changes
  * (PERF_EVENT_IOC_PERIOD, after which perf resets hw.period_left), so its
- * periods cannot be carried to a later look.  At most QPIU_CALL_SAMPLES
- * of them go to @due; the rest are dropped, as perf at its default limit
- * would drop them, throttled.
+ * periods cannot be carried to a later look.  At most what this CPU may
+ * still offer in this interrupt (QPIU_CALL_SAMPLES) go to @due; the rest
+ * are dropped, as perf at its default limit would drop them, throttled.
  */
 bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
 			bool keep)
@@ -245,8 +281,13 @@ bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
 		qpiu_take_due(event, &rest, U64_MAX);
 		return false;
 	}
-	if (!qpiu_take_due(event, due, QPIU_CALL_SAMPLES))
+	if (!qpiu_take_due(event, due, qpiu_cpu_room())) {
+		/* none taken (no room left): drop them all */
+		if (event->hw.state & QPIU_HES_DUE)
+			qpiu_take_due(event, &rest, U64_MAX);
 		return false;
+	}
+	qpiu_cpu_take(due->n);
 	if (event->hw.state & QPIU_HES_DUE)
 		qpiu_take_due(event, &rest, U64_MAX);
 	return true;
@@ -273,7 +314,7 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
 	u32 status = 0, armed = 0, carried = 0;
-	u64 call = QPIU_CALL_SAMPLES, max;
+	u64 room = qpiu_cpu_room(), call = room, max;
 	u64 pace_max = qpiu_pace_max();
 	bool any = false, pace;
 
@@ -357,6 +398,8 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		}
 		box->carried |= !!(event->hw.state & QPIU_HES_DUE);
 	}
+	qpiu_cpu_take(room - call);
+	box->cpu_full = box->carried && !call;
 	return nr;
 }
 
@@ -428,9 +471,13 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 		box->look_left[i] = left;
 	}
 	box->look_ns = now;
-	/* perf's count of the tick is spent: qpiu_box_tick() restarts */
+	/*
+	 * perf's count of the tick is spent, or this CPU's bound: in the
+	 * same interrupt a look 20 us later would find no room, so
+	 * qpiu_box_tick() restarts
+	 */
 	if (box->carried)
-		return now_due ? QPIU_CARRY_NS : TICK_NSEC;
+		return now_due && !box->cpu_full ? QPIU_CARRY_NS : TICK_NSEC;
 	if (moved)
 		next = clamp(next + poll / 4, poll, cap);
 	else if (unknown)
@@ -723,6 +770,8 @@ void qpiu_look_sampling_started(struct qpiu_box *box)
  */
 void qpiu_look_sampling_gone(struct qpiu_box *box)
 {
+	int cpu;
+
 	if (READ_ONCE(box->tick_timer_ready))
 		qpiu_timer_delete_sync(&box->tick_timer);
 	/*
@@ -732,4 +781,9 @@ void qpiu_look_sampling_gone(struct qpiu_box *box)
 	 * nothing queues it again before rmmod.
 	 */
 	cancel_work_sync(&qpiu_limit_work);
+	/* nor the reset of a CPU's bound (QPIU_CALL_SAMPLES) */
+	for_each_possible_cpu(cpu)
+		if (per_cpu_ptr(&qpiu_cpu_taken_work, cpu)->func)
+			irq_work_sync(per_cpu_ptr(&qpiu_cpu_taken_work, cpu));
+	qpiu_test_offered_sync();
 }
