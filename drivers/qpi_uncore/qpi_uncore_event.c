@@ -364,8 +364,6 @@ static int qpiu_event_init(struct perf_event *event)
 		ret = qpiu_check_sampling(qpmu, event);
 		if (ret)
 			return ret;
-		/* perf's limit of a tick, which pacing keeps below */
-		qpiu_look_read_limit();
 	}
 	if (event->cpu < 0)
 		return qpiu_reject(qpmu, -EINVAL,
@@ -454,6 +452,13 @@ static int qpiu_event_init(struct perf_event *event)
 	/* test builds: hold the window between this choice and install */
 	qpiu_test_open_delay(box, cpu);
 
+	/*
+	 * perf's limit of a tick, which pacing keeps below: read here, with
+	 * no perf lock held (task events, which perf may open holding a
+	 * context's mutex, were refused above), once nothing can fail
+	 */
+	if (is_sampling_event(event))
+		qpiu_look_read_limit();
 	event->cpu = cpu;
 	event->event_caps |= PERF_EV_CAP_READ_ACTIVE_PKG;
 	event->pmu_private = box;

@@ -8,9 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/fs.h>
 #include <linux/module.h>
-#include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include "qpi_uncore.h"
@@ -86,14 +84,19 @@ MODULE_PARM_DESC(sample_poll_us,
  * interrupts run long, writing max * HZ into that same sysctl.  So
  * DIV_ROUND_UP(the sysctl, HZ) is perf's limit either way, on every
  * kernel from 5.10 to 7.3 (Documentation/qpi_uncore.rst, "The contract
- * with perf").  No kernel exports the variable; the driver reads the
- * sysctl's file, in process context: when a sampling event opens, and
- * from a work the box timer queues while samples flow (every
- * QPIU_LIMIT_FRESH_BUSY) or idle (QPIU_LIMIT_FRESH_IDLE).  Until a change
- * is read, pacing to the old limit may let perf throttle once.
+ * with perf").  No kernel exports the variable, and a kernel thread
+ * cannot count on reaching the sysctl's file (7.x gives it a root of its
+ * own).  What perf does export is perf_event_period(), which refuses a
+ * frequency-mode event a sample_freq above the sysctl: the driver keeps a
+ * disabled frequency-mode dummy event (no counter, no sample; perf's tick
+ * looks at it on its CPU) and asks it, from a work: whether the rate it
+ * knows is still taken and one more refused (two calls), else the largest
+ * taken (a binary search).  When a sampling event opens, and queued by
+ * the box timer while samples flow (every QPIU_LIMIT_FRESH_BUSY) or idle
+ * (QPIU_LIMIT_FRESH_IDLE).  Until a change is read, pacing to the old
+ * limit may let perf throttle once.
  */
-#define QPIU_PERF_RATE_SYSCTL	"/proc/sys/kernel/perf_event_max_sample_rate"
-#define QPIU_LIMIT_FRESH_BUSY	(HZ / 50 ?: 1)
+#define QPIU_LIMIT_FRESH_BUSY	(HZ / 10 ?: 1)
 #define QPIU_LIMIT_FRESH_IDLE	HZ
 
 #define QPIU_DEFAULT_TICK_LIMIT	DIV_ROUND_UP(100000, HZ)
@@ -101,28 +104,63 @@ MODULE_PARM_DESC(sample_poll_us,
 static unsigned int qpiu_perf_tick_limit = QPIU_DEFAULT_TICK_LIMIT;
 static unsigned long qpiu_limit_read_at;	/* jiffies */
 static bool qpiu_limit_read_once;
+/* the dummy event and the rate it last found, under qpiu_limit_mutex */
+static DEFINE_MUTEX(qpiu_limit_mutex);
+static struct perf_event *qpiu_limit_ev;
+static u64 qpiu_perf_rate = 100000;
+
+static bool qpiu_rate_taken(u64 rate)
+{
+	return !perf_event_period(qpiu_limit_ev, rate);
+}
 
 static void qpiu_limit_fn(struct work_struct *work)
 {
-	char buf[24];
-	struct file *file;
-	loff_t pos = 0;
-	ssize_t len;
-	int rate;
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.freq = 1,
+		.sample_freq = 1,
+		.disabled = 1,
+	};
+	u64 lo, hi, rate;
 
 	WRITE_ONCE(qpiu_limit_read_at, jiffies);
 	WRITE_ONCE(qpiu_limit_read_once, true);
-	file = filp_open(QPIU_PERF_RATE_SYSCTL, O_RDONLY, 0);
-	if (IS_ERR(file))
-		return;
-	len = kernel_read(file, buf, sizeof(buf) - 1, &pos);
-	filp_close(file, NULL);
-	if (len <= 0)
-		return;
-	buf[len] = '\0';
-	if (kstrtoint(strim(buf), 10, &rate) || rate <= 0)
-		return;
-	WRITE_ONCE(qpiu_perf_tick_limit, max(DIV_ROUND_UP(rate, HZ), 1));
+	mutex_lock(&qpiu_limit_mutex);
+	if (!qpiu_limit_ev) {
+		struct perf_event *event;
+
+		event = perf_event_create_kernel_counter(&attr,
+							 raw_smp_processor_id(),
+							 NULL, NULL, NULL);
+		if (IS_ERR(event))
+			goto out;
+		qpiu_limit_ev = event;
+	}
+	rate = qpiu_perf_rate;
+	if (!qpiu_rate_taken(rate) || qpiu_rate_taken(rate + 1)) {
+		/* the largest rate taken, in [1, INT_MAX] (an int sysctl) */
+		lo = 1;
+		hi = INT_MAX;
+		if (!qpiu_rate_taken(lo))
+			goto out;
+		while (lo < hi) {
+			u64 mid = lo + (hi - lo + 1) / 2;
+
+			if (qpiu_rate_taken(mid))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		rate = lo;
+		qpiu_perf_rate = rate;
+	}
+	WRITE_ONCE(qpiu_perf_tick_limit, max_t(u64, DIV_ROUND_UP_ULL(rate, HZ),
+					       1));
+out:
+	mutex_unlock(&qpiu_limit_mutex);
 }
 
 static DECLARE_WORK(qpiu_limit_work, qpiu_limit_fn);
@@ -149,8 +187,8 @@ static u64 qpiu_pace_max(void)
 
 /*
  * A sampling event opens: perf's limit now, before its first sample.
- * Process context; perf may hold its context mutexes, which the work
- * never takes.
+ * Process context, no perf lock held (the work takes the dummy event's
+ * context mutex).
  */
 void qpiu_look_read_limit(void)
 {
@@ -778,9 +816,16 @@ void qpiu_look_sampling_gone(struct qpiu_box *box)
 	 * A box timer queues the read of perf's limit under box->lock only
 	 * while the box has sampling events, and perf's del() took this one
 	 * off under it: once the module's last sampling event is gone,
-	 * nothing queues it again before rmmod.
+	 * nothing queues it again before rmmod, nor creates the dummy event
+	 * released here.
 	 */
 	cancel_work_sync(&qpiu_limit_work);
+	/* the next read creates it again, if sampling events remain */
+	mutex_lock(&qpiu_limit_mutex);
+	if (qpiu_limit_ev)
+		perf_event_release_kernel(qpiu_limit_ev);
+	qpiu_limit_ev = NULL;
+	mutex_unlock(&qpiu_limit_mutex);
 	/* nor the reset of a CPU's bound (QPIU_CALL_SAMPLES) */
 	for_each_possible_cpu(cpu)
 		if (per_cpu_ptr(&qpiu_cpu_taken_work, cpu)->func)
