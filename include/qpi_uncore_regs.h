@@ -53,6 +53,33 @@
 #define QPI_RATE_STATUS			0xd4
 #define QPI_RATE_STATUS_CODE		GENMASK(2, 0)
 
+/*
+ * QPI port function 0, the link layer's own registers (QPIAGENT_LL.h of
+ * IVT_EP, IVT_EX, HSX and BDX; *unverified* on SNB-EP, which that header
+ * does not list): the link's initialization state, and what the peer agent
+ * sent during parameter exchange, cleared on every link-layer init.
+ */
+#define QPI_QPILS			0x48
+#define QPI_QPILS_STATE			GENMASK(27, 24)
+#define QPI_QPILS_STATE_SHIFT		24
+#define QPI_LL_NORMAL			0x6	/* normal operation */
+#define QPI_QPILP0			0x4c
+#define QPI_QPILP0_PORT			GENMASK(4, 0)
+#define QPI_QPILP0_NR_NIDS		GENMASK(7, 5)
+#define QPI_QPILP0_NR_NIDS_SHIFT	5
+#define QPI_QPILP0_NODE_HI		GENMASK(14, 8)	/* peer NodeID[9:3] */
+#define QPI_QPILP0_NODE_HI_SHIFT	8
+#define QPI_QPILP0_LLR			GENMASK(23, 16)
+#define QPI_QPILP0_LLR_SHIFT		16
+/*
+ * One byte of agent flags per node id; the non-zero one gives the peer's
+ * NID[1:0]: byte 0 is 3, byte 1 is 2, byte 2 is 1, byte 3 is 0.  The BIOS
+ * takes the peer's node id as QPILP0[14:8] << 2 | NID[1:0].
+ */
+#define QPI_QPILP2			0x54
+#define QPI_QPIPCSTS			0xc0	/* 3:0 pcode's copy of the state */
+#define QPI_QPIPCSTS_STATE		GENMASK(3, 0)
+
 /* QPI mask/match function of each port (Tables 2-88 .. 2-91). */
 #define QPI_MM_MATCH0			0x228
 #define QPI_MM_MATCH1			0x22c

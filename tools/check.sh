@@ -279,7 +279,7 @@ stage test-build flat test_build
 stage vm-snbep-2s vm tools/vm/run-vm --platform snbep --sockets 2 --no-build --timeout 1800
 stage vm-ivbep-2s vm tools/vm/run-vm --platform ivbep --sockets 2 --no-build --timeout 1800
 stage vm-snbep-4s vm tools/vm/run-vm --platform snbep --sockets 4 --cores 1 --no-build \
-	--tests "qpisim_topology.sh qpisim_count.sh qpi_uncore_count.sh qpisim_links.sh"
+	--tests "qpisim_topology.sh qpisim_count.sh qpi_uncore_count.sh qpisim_links.sh qpi_uncore_mapping.sh"
 stage vm-snbep-hv vm tools/vm/run-vm --platform snbep --hypervisor --no-build \
 	--tests "qpi_uncore_hypervisor.sh"
 stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
@@ -288,11 +288,11 @@ stage vm-nhmex vm tools/vm/run-vm --platform nhmex --no-build \
 # drivers and PCI IDs differ (the 2s stages cover v1 and v2), and
 # qpistat's plan there: each direction counted where it is sent
 stage vm-hswep vm tools/vm/run-vm --platform hswep --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh"
-stage vm-bdx vm tools/vm/run-vm --platform bdx --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh qpisim_links.sh"
+stage vm-bdx vm tools/vm/run-vm --platform bdx --no-build --tests "qpi_uncore_takeover.sh qpistat_plan.sh qpisim_links.sh qpi_uncore_mapping.sh"
 # qpisim's default link map of four 3-port sockets, a full mesh, counted
 # by perf at both ends of every link (HSX's qpisim_links.sh run)
 stage vm-hswep-4s vm tools/vm/run-vm --platform hswep --sockets 4 --cores 1 --no-build \
-	--tests "qpisim_links.sh"
+	--tests "qpisim_links.sh qpi_uncore_mapping.sh"
 # qpistat --listen scraped by a real Prometheus on host loopback, the rules
 stage prometheus flat tools/prometheus/test.sh
 

@@ -31,7 +31,7 @@ else
 fi
 
 # the selftests every kernel runs: counts, wrap and names on SNB-EP ...
-core="qpi_uncore_count.sh qpi_uncore_sample.sh qpi_uncore_life.sh qpi_uncore_takeover.sh"
+core="qpi_uncore_count.sh qpi_uncore_sample.sh qpi_uncore_life.sh qpi_uncore_takeover.sh qpi_uncore_mapping.sh"
 # ... counting on IVB-EP, and for the newest kernel sampling too, whose
 # R3QPI overflow path (ov_en, UBox) differs there
 ivb="qpi_uncore_count.sh"

@@ -19,6 +19,7 @@
 #include <linux/workqueue.h>
 
 #include "qpi_uncore_logic.h"
+#include "qpi_uncore_peer.h"
 #include "qpi_uncore_sbox.h"
 
 #define QPIU_MAX_SOCKETS	64
@@ -52,6 +53,7 @@ struct qpiu_platform {
 	const char *name;
 	u16 ubox_device;
 	u8 ubox_devfn;
+	u8 qpi_ports;		/* QPI ports a socket can have: peer ports */
 	const struct qpiu_box_desc *box[QPIU_NR_BOX_KINDS];
 	const struct qpiu_event_desc *events[QPIU_NR_BOX_KINDS];
 };
@@ -109,6 +111,7 @@ struct qpiu_box {
 	 * @filter; @filter_hw is what the registers hold, if @filter_known.
 	 */
 	u8 rate_code;			/* QPI: QPI_RATE_STATUS, 0 unknown */
+	struct pci_dev *fn0;		/* QPI: the port's function 0, held */
 	unsigned int filter_ref;
 	u64 filter[2];
 	u64 filter_hw[2];
@@ -180,12 +183,22 @@ struct qpiu_pmu {
 	void (*idle)(struct qpiu_pmu *qpmu);
 	cpumask_t cpumask;		/* readers of sockets with this box */
 	struct qpiu_box __rcu *boxes[QPIU_MAX_SOCKETS];
-	const struct attribute_group *groups[5];
+	const struct attribute_group *groups[7];
 	struct attribute_group events_group;
 	struct attribute **event_attrs;
 	struct perf_pmu_events_attr *event_descs;
 	char **event_names;		/* allocated .scale/.unit names */
 	unsigned int nr_event_attrs;
+	/*
+	 * QPI: die<D> and link/die<D> of every die (qpi_uncore_link.c),
+	 * the die number in each attribute's var.
+	 */
+	struct attribute_group die_group;
+	struct attribute_group link_group;
+	struct dev_ext_attribute *die_attrs;	/* die<D>, then link/die<D> */
+	struct attribute **die_attr_list;	/* both groups', NULL ended */
+	char **die_names;
+	unsigned int nr_dies;
 };
 
 static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
@@ -199,7 +212,8 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   main      module init/exit, PCI probe/remove
  *   sbox      the Xeon 7500 S-Box PMUs: detection, two boxes per socket
  *   registry  PMUs and boxes: creation, removal, readers, mask/match
- *   sysfs     format/, events/, cpumask, link_speed
+ *   sysfs     format/, events/, cpumask, link_speed, die<D>, link/
+ *   link      each QPI port's peer and link state, read live
  *   event     perf callbacks, sampling checks
  *   look      the box timer: folds, read-backs, sampling looks and pacing
  *   opening   events between event_init and their reader's context
@@ -215,13 +229,15 @@ static inline struct qpiu_pmu *to_qpmu(struct pmu *pmu)
  *   sbox_hw   the S-Box's registers, over struct qpiu_msr_ops
  *   cfg       every config space and MSR access
  *   platform  PCI IDs and event aliases of each platform
- *   desc, logic   pure tables and rules, shared with the host tests
+ *   desc, logic, peer   pure tables and rules, shared with the host tests
  */
 
 /* qpi_uncore_cfg.c */
 int qpiu_cfg_read(struct pci_dev *pdev, unsigned int off, u32 *val);
 void qpiu_cfg_write(struct pci_dev *pdev, unsigned int off, u32 val);
-u8 qpiu_cfg_qpi_rate(struct pci_dev *pdev);
+struct pci_dev *qpiu_cfg_port_fn0(struct pci_dev *pdev);
+u8 qpiu_cfg_qpi_rate(struct pci_dev *fn0);
+int qpiu_cfg_read_lep(struct pci_dev *fn0, struct qpiu_lep *lep);
 int qpiu_cfg_msr_read_on(int cpu, u32 msr, u64 *val);
 int qpiu_cfg_msr_write_on(int cpu, u32 msr, u64 val);
 extern const struct qpiu_msr_ops qpiu_msr_ops;
@@ -257,8 +273,11 @@ struct qpiu_topology_ops {
 };
 
 extern struct mutex qpiu_mutex;
-int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat);
+int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat,
+		    u32 *gidnidmap);
 int qpiu_socket_reader(unsigned int socket);
+unsigned int qpiu_socket_die(unsigned int socket);
+int qpiu_die_socket(unsigned int die);
 unsigned int qpiu_cpu_socket(unsigned int cpu);
 int qpiu_hotplug_init(const struct qpiu_topology_ops *ops);
 void qpiu_hotplug_exit(void);
@@ -400,6 +419,19 @@ void qpiu_opening_set_cpu(struct qpiu_pmu *qpmu, struct perf_event *event,
 void qpiu_opening_del(struct qpiu_pmu *qpmu, struct perf_event *event);
 bool qpiu_pmu_settle_reader(struct qpiu_pmu *qpmu, int old_cpu);
 
+/* qpi_uncore_link.c: what sysfs shows of a QPI port's link */
+struct qpiu_link_status {
+	u8 state;			/* QPILS link_initialization_status */
+	enum qpiu_peer_why why;		/* QPIU_PEER_OK: the peer below */
+	unsigned int peer_port;
+	unsigned int peer_die;
+};
+
+void qpiu_link_port_set(unsigned int socket, unsigned int port,
+			struct pci_dev *fn0, u32 gidnidmap);
+int qpiu_link_status(const struct qpiu_platform *plat, unsigned int die,
+		     unsigned int port, struct qpiu_link_status *st);
+
 /* qpi_uncore_sysfs.c */
 int qpiu_sysfs_init(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind);
 void qpiu_sysfs_free(struct qpiu_pmu *qpmu);
@@ -411,7 +443,7 @@ int qpiu_pmu_name_check(const struct qpiu_platform *plat,
 struct qpiu_pmu *qpiu_pmu_get(const struct qpiu_platform *plat,
 			      enum qpiu_box_kind kind, unsigned int idx);
 struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
-				  unsigned int socket);
+				  unsigned int socket, u32 gidnidmap);
 struct qpiu_box *qpiu_pmu_add_msr_box(struct qpiu_pmu *qpmu,
 				      unsigned int socket);
 void qpiu_pmu_remove_box(struct qpiu_box *box);

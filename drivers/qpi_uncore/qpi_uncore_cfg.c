@@ -29,20 +29,47 @@ void qpiu_cfg_write(struct pci_dev *pdev, unsigned int off, u32 val)
 	pci_write_config_dword(pdev, off, val);
 }
 
-/* QPI_RATE_STATUS lives on function 0 of the port's slot (not ours). */
-u8 qpiu_cfg_qpi_rate(struct pci_dev *pdev)
+/*
+ * Function 0 of a QPI port's slot (not ours: no driver binds it) holds
+ * QPI_RATE_STATUS and the link layer's registers.  Returned with a
+ * reference, or NULL when the slot has no Intel function 0.
+ */
+struct pci_dev *qpiu_cfg_port_fn0(struct pci_dev *pdev)
 {
 	struct pci_dev *fn0;
-	u32 val = 0;
 
 	fn0 = pci_get_slot(pdev->bus, PCI_DEVFN(PCI_SLOT(pdev->devfn), 0));
-	if (fn0 && fn0->vendor == PCI_VENDOR_ID_INTEL &&
-	    !qpiu_cfg_read(fn0, QPI_RATE_STATUS, &val) && val != ~0U)
-		val &= QPI_RATE_STATUS_CODE;
-	else
-		val = 0;
-	pci_dev_put(fn0);
-	return val;
+	if (fn0 && fn0->vendor != PCI_VENDOR_ID_INTEL) {
+		pci_dev_put(fn0);
+		fn0 = NULL;
+	}
+	return fn0;
+}
+
+u8 qpiu_cfg_qpi_rate(struct pci_dev *fn0)
+{
+	u32 val = 0;
+
+	if (fn0 && !qpiu_cfg_read(fn0, QPI_RATE_STATUS, &val) && val != ~0U)
+		return val & QPI_RATE_STATUS_CODE;
+	return 0;
+}
+
+/*
+ * QPILS, QPILP0 and QPILP2 of a port, read at the moment: a link retrains
+ * at any time and its parameters are cleared on every link-layer init.
+ * All three all ones is a function that does not answer (removed, or
+ * failing), not registers.
+ */
+int qpiu_cfg_read_lep(struct pci_dev *fn0, struct qpiu_lep *lep)
+{
+	if (qpiu_cfg_read(fn0, QPI_QPILS, &lep->qpils) ||
+	    qpiu_cfg_read(fn0, QPI_QPILP0, &lep->qpilp0) ||
+	    qpiu_cfg_read(fn0, QPI_QPILP2, &lep->qpilp2))
+		return -EIO;
+	if (lep->qpils == ~0U && lep->qpilp0 == ~0U && lep->qpilp2 == ~0U)
+		return -EIO;
+	return 0;
 }
 
 /*

@@ -27,9 +27,10 @@ static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	unsigned int kind = QPIU_DEV_KIND(data), idx = QPIU_DEV_IDX(data);
 	struct qpiu_pmu *qpmu;
 	struct qpiu_box *box;
+	u32 gidnidmap;
 	int socket;
 
-	socket = qpiu_bus_socket(pdev, plat);
+	socket = qpiu_bus_socket(pdev, plat, &gidnidmap);
 	if (socket < 0)
 		return socket;
 
@@ -57,7 +58,7 @@ static int qpiu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		mutex_unlock(&qpiu_reg_mutex);
 		return PTR_ERR(qpmu);
 	}
-	box = qpiu_pmu_add_box(qpmu, pdev, socket);
+	box = qpiu_pmu_add_box(qpmu, pdev, socket, gidnidmap);
 	mutex_unlock(&qpiu_reg_mutex);
 	if (IS_ERR(box)) {
 		dev_err(&pdev->dev, "%s %u of socket %d: cannot add to %s (%ld)\n",

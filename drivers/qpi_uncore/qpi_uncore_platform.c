@@ -10,28 +10,28 @@
 const struct qpiu_platform qpiu_platforms[] = {
 	[QPIU_SNBEP] = {
 		.name = "snbep", .ubox_device = 0x3ce0,
-		.ubox_devfn = PCI_DEVFN(0x0b, 0),
+		.ubox_devfn = PCI_DEVFN(0x0b, 0), .qpi_ports = 2,
 		.box = { &qpiu_box_descs[QPIU_SNBEP][QPIU_BOX_QPI],
 			 &qpiu_box_descs[QPIU_SNBEP][QPIU_BOX_R3QPI] },
 		.events = { qpiu_events_snbep_qpi, qpiu_events_snbep_r3qpi },
 	},
 	[QPIU_IVBEP] = {
 		.name = "ivbep", .ubox_device = 0x0e1e,
-		.ubox_devfn = PCI_DEVFN(0x0b, 0),
+		.ubox_devfn = PCI_DEVFN(0x0b, 0), .qpi_ports = 3,
 		.box = { &qpiu_box_descs[QPIU_IVBEP][QPIU_BOX_QPI],
 			 &qpiu_box_descs[QPIU_IVBEP][QPIU_BOX_R3QPI] },
 		.events = { qpiu_events_ivbep_qpi, qpiu_events_ivbep_r3qpi },
 	},
 	[QPIU_HSWEP] = {
 		.name = "hswep", .ubox_device = 0x2f1e,
-		.ubox_devfn = PCI_DEVFN(0x10, 5),
+		.ubox_devfn = PCI_DEVFN(0x10, 5), .qpi_ports = 3,
 		.box = { &qpiu_box_descs[QPIU_HSWEP][QPIU_BOX_QPI],
 			 &qpiu_box_descs[QPIU_HSWEP][QPIU_BOX_R3QPI] },
 		.events = { qpiu_events_hswep_qpi, qpiu_events_hswep_r3qpi },
 	},
 	[QPIU_BDX] = {
 		.name = "bdx", .ubox_device = 0x6f1e,
-		.ubox_devfn = PCI_DEVFN(0x10, 5),
+		.ubox_devfn = PCI_DEVFN(0x10, 5), .qpi_ports = 3,
 		.box = { &qpiu_box_descs[QPIU_BDX][QPIU_BOX_QPI],
 			 &qpiu_box_descs[QPIU_BDX][QPIU_BOX_R3QPI] },
 		.events = { qpiu_events_bdx_qpi, qpiu_events_bdx_r3qpi },

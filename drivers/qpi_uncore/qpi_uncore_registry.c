@@ -142,6 +142,7 @@ err:
 
 static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 				     struct pci_dev *pdev, unsigned int socket,
+				     u32 gidnidmap,
 				     const struct qpiu_msr_ops *msr)
 {
 	struct qpiu_box *box;
@@ -167,8 +168,10 @@ static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 		box->sbox = (struct qpiu_sbox){ .ops = msr, .ctx = box,
 						.idx = qpmu->idx };
 	}
-	if (pdev && qpmu->desc->kind == QPIU_BOX_QPI)
-		box->rate_code = qpiu_cfg_qpi_rate(pdev);
+	if (pdev && qpmu->desc->kind == QPIU_BOX_QPI) {
+		box->fn0 = qpiu_cfg_port_fn0(pdev);
+		box->rate_code = qpiu_cfg_qpi_rate(box->fn0);
+	}
 	qpiu_hrtimer_setup(&box->hrtimer, qpiu_box_timer, CLOCK_MONOTONIC,
 			   HRTIMER_MODE_REL_HARD);
 
@@ -181,20 +184,23 @@ static struct qpiu_box *qpiu_box_new(struct qpiu_pmu *qpmu,
 	rcu_assign_pointer(qpmu->boxes[socket], box);
 	if (box->cpu >= 0)
 		cpumask_set_cpu(box->cpu, &qpmu->cpumask);
+	if (box->fn0)
+		qpiu_link_port_set(socket, qpmu->idx, box->fn0, gidnidmap);
 	mutex_unlock(&qpiu_mutex);
 	return box;
 }
 
 struct qpiu_box *qpiu_pmu_add_box(struct qpiu_pmu *qpmu, struct pci_dev *pdev,
-				  unsigned int socket)
+				  unsigned int socket, u32 gidnidmap)
 {
-	return qpiu_box_new(qpmu, pdev, socket, NULL);
+	return qpiu_box_new(qpmu, pdev, socket, gidnidmap, NULL);
 }
 
 struct qpiu_box *qpiu_pmu_add_msr_box(struct qpiu_pmu *qpmu,
 				      unsigned int socket)
 {
-	return qpiu_box_new(qpmu, NULL, socket, &qpiu_msr_ops);
+	return qpiu_box_new(qpmu, NULL, socket, QPIU_NO_GIDNIDMAP,
+			    &qpiu_msr_ops);
 }
 
 /*
@@ -384,10 +390,16 @@ void qpiu_pmu_remove_box(struct qpiu_box *box)
 	RCU_INIT_POINTER(qpmu->boxes[box->socket], NULL);
 	if (box->cpu >= 0)
 		cpumask_clear_cpu(box->cpu, &qpmu->cpumask);
+	if (box->fn0)
+		qpiu_link_port_set(box->socket, qpmu->idx, NULL,
+				   QPIU_NO_GIDNIDMAP);
 	raw_spin_lock_irqsave(&box->lock, flags);
 	qpiu_box_detach(box);
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 	mutex_unlock(&qpiu_mutex);
+	/* sysfs reads it under qpiu_mutex only: no one has it now */
+	pci_dev_put(box->fn0);
+	box->fn0 = NULL;
 	hrtimer_cancel(&box->hrtimer);
 	qpiu_box_put(box);
 	if (qpiu_pmus_retire_unused())

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sysfs side of a PMU: format/ (the config fields), events/ (the
- * aliases of the platform's tables), cpumask, link_speed and
- * foreign_writes.
+ * aliases of the platform's tables), cpumask, link_speed,
+ * foreign_writes, and a QPI port's die<D> and link/die<D>.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/slab.h>
+#include <linux/topology.h>
 
 #include "qpi_uncore.h"
 
@@ -199,6 +200,88 @@ static const struct attribute_group qpiu_foreign_group = {
 	.attrs = qpiu_foreign_attrs,
 };
 
+/*
+ * die<D>: the peer of this port of die D, as the kernel's UPI mapping
+ * (Documentation/ABI/testing/sysfs-devices-mapping): "qpi_<port>,die_<die>".
+ * A port without a validated peer has no mapping: -ENODATA.
+ */
+static ssize_t qpiu_die_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
+	struct dev_ext_attribute *ea = container_of(attr, typeof(*ea), attr);
+	struct qpiu_link_status st;
+	int ret;
+
+	ret = qpiu_link_status(qpmu->plat, (uintptr_t)ea->var, qpmu->idx, &st);
+	if (ret == -EIO)
+		return ret;
+	if (ret || st.why != QPIU_PEER_OK)
+		return -ENODATA;
+	return qpiu_mapping_line(buf, PAGE_SIZE, st.peer_port, st.peer_die);
+}
+
+/*
+ * link/die<D>: the QPILS state's name, and when the port has no peer, why
+ * (qpi_uncore_peer.c).
+ */
+static ssize_t qpiu_link_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	struct qpiu_pmu *qpmu = to_qpmu(dev_get_drvdata(dev));
+	struct dev_ext_attribute *ea = container_of(attr, typeof(*ea), attr);
+	struct qpiu_link_status st;
+	int ret;
+
+	ret = qpiu_link_status(qpmu->plat, (uintptr_t)ea->var, qpmu->idx, &st);
+	if (ret)
+		return ret;
+	return qpiu_link_line(buf, PAGE_SIZE, st.state, st.why);
+}
+
+/*
+ * One die<D> and one link/die<D> for each die the kernel counts (one die
+ * a package on these parts); a die without this port reads -ENODATA and
+ * -ENODEV.
+ */
+static int qpiu_build_dies(struct qpiu_pmu *qpmu)
+{
+	unsigned int n = min_t(unsigned int, topology_max_packages(),
+			       QPIU_MAX_SOCKETS);
+	unsigned int d;
+
+	qpmu->die_attrs = kcalloc(2 * n, sizeof(*qpmu->die_attrs), GFP_KERNEL);
+	qpmu->die_attr_list = kcalloc(2 * n + 2,
+				      sizeof(*qpmu->die_attr_list), GFP_KERNEL);
+	qpmu->die_names = kcalloc(n, sizeof(*qpmu->die_names), GFP_KERNEL);
+	if (!qpmu->die_attrs || !qpmu->die_attr_list || !qpmu->die_names)
+		return -ENOMEM;
+	qpmu->nr_dies = n;
+	for (d = 0; d < n; d++) {
+		struct dev_ext_attribute *die = &qpmu->die_attrs[d];
+		struct dev_ext_attribute *link = &qpmu->die_attrs[n + d];
+
+		qpmu->die_names[d] = kasprintf(GFP_KERNEL, "die%u", d);
+		if (!qpmu->die_names[d])
+			return -ENOMEM;
+		sysfs_attr_init(&die->attr.attr);
+		die->attr.attr.name = qpmu->die_names[d];
+		die->attr.attr.mode = 0444;
+		die->attr.show = qpiu_die_show;
+		die->var = (void *)(uintptr_t)d;
+		*link = *die;
+		sysfs_attr_init(&link->attr.attr);
+		link->attr.show = qpiu_link_show;
+		qpmu->die_attr_list[d] = &die->attr.attr;
+		/* after the first list's NULL */
+		qpmu->die_attr_list[n + 1 + d] = &link->attr.attr;
+	}
+	qpmu->die_group.attrs = qpmu->die_attr_list;
+	qpmu->link_group.name = "link";
+	qpmu->link_group.attrs = &qpmu->die_attr_list[n + 1];
+	return 0;
+}
+
 /* Names the in-tree driver gave these events; scripts use them. */
 static const struct qpiu_event_desc qpiu_compat_qpi_events[] = {
 	{ "drs_data", "event=0x102,umask=0x08" },
@@ -287,6 +370,13 @@ int qpiu_sysfs_init(struct qpiu_pmu *qpmu, enum qpiu_box_kind kind)
 	qpmu->groups[1] = &qpmu->events_group;
 	qpmu->groups[2] = &qpiu_cpumask_group;
 	qpmu->groups[3] = &qpiu_foreign_group;
+	if (kind != QPIU_BOX_QPI)
+		return 0;
+	ret = qpiu_build_dies(qpmu);
+	if (ret)
+		return ret;
+	qpmu->groups[4] = &qpmu->die_group;
+	qpmu->groups[5] = &qpmu->link_group;
 	return 0;
 }
 
@@ -299,4 +389,9 @@ void qpiu_sysfs_free(struct qpiu_pmu *qpmu)
 	kfree(qpmu->event_names);
 	kfree(qpmu->event_attrs);
 	kfree(qpmu->event_descs);
+	for (i = 0; qpmu->die_names && i < qpmu->nr_dies; i++)
+		kfree(qpmu->die_names[i]);
+	kfree(qpmu->die_names);
+	kfree(qpmu->die_attr_list);
+	kfree(qpmu->die_attrs);
 }

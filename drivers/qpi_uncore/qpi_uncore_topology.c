@@ -24,6 +24,15 @@ static int qpiu_readers[QPIU_MAX_SOCKETS] = {
 	[0 ... QPIU_MAX_SOCKETS - 1] = -1
 };
 
+/*
+ * The logical die id of each socket's CPUs, as the first of them to come
+ * online had it; -1 until one has (qpiu_mutex).  E5 and E7 parts have one
+ * die a package, so it is the logical package id.
+ */
+static int qpiu_dies[QPIU_MAX_SOCKETS] = {
+	[0 ... QPIU_MAX_SOCKETS - 1] = -1
+};
+
 static enum cpuhp_state qpiu_hp_state;
 
 /*
@@ -40,6 +49,34 @@ int qpiu_socket_reader(unsigned int socket)
 {
 	lockdep_assert_held(&qpiu_mutex);
 	return socket < QPIU_MAX_SOCKETS ? qpiu_readers[socket] : -1;
+}
+
+/*
+ * The die number sysfs gives socket @socket (the kernel's UPI mapping
+ * numbers dies by logical die id): its CPUs' logical die id.  A socket
+ * none of whose CPUs was ever online (a test bed that simulates more
+ * sockets than it boots) keeps its socket number.
+ */
+unsigned int qpiu_socket_die(unsigned int socket)
+{
+	lockdep_assert_held(&qpiu_mutex);
+	if (socket < QPIU_MAX_SOCKETS && qpiu_dies[socket] >= 0)
+		return qpiu_dies[socket];
+	return socket;
+}
+
+/* The socket whose die number is @die, or -ENODEV. */
+int qpiu_die_socket(unsigned int die)
+{
+	unsigned int s;
+
+	lockdep_assert_held(&qpiu_mutex);
+	for (s = 0; s < QPIU_MAX_SOCKETS; s++)
+		if (qpiu_dies[s] == (int)die)
+			return s;
+	if (die < QPIU_MAX_SOCKETS && qpiu_dies[die] < 0)
+		return die;
+	return -ENODEV;
 }
 
 /*
@@ -80,15 +117,19 @@ static int qpiu_ubox_socket(struct pci_bus *bus,
  * qpiu_bus_socket() - the socket of the bus a PMON function sits on
  * @pdev: the function
  * @plat: its platform
+ * @gidnidmap: the UBox's group to node id map, out
  *
  * From the UBox of the bus; a bus without a UBox belongs to the socket of
  * the nearest UBox bus above it.  The UBox map has room for eight sockets:
  * on larger machines, or when the UBox cannot be read, the NUMA node of the
- * bus decides.  Every fallback is reported.
+ * bus decides.  Every fallback is reported.  @gidnidmap gets the UBox's
+ * map, which gives the socket of a node id (of QPI peers), or
+ * QPIU_NO_GIDNIDMAP when no UBox told the socket.
  *
  * Return: the socket, or a negative errno when nothing tells.
  */
-int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat)
+int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat,
+		    u32 *gidnidmap)
 {
 	struct pci_bus *bus = pdev->bus;
 	int domain = pci_domain_nr(bus);
@@ -96,6 +137,7 @@ int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat)
 	u32 nodeid = 0, map = 0;
 	int s = -ENODEV, node;
 
+	*gidnidmap = QPIU_NO_GIDNIDMAP;
 	if (topology_max_packages() <= UBOX_MAX_GROUPS) {
 		s = qpiu_ubox_socket(bus, plat, &nodeid, &map);
 		for (b = bus->number + 1; s == -ENODEV && b <= 0xff; b++) {
@@ -108,8 +150,10 @@ int qpiu_bus_socket(struct pci_dev *pdev, const struct qpiu_platform *plat)
 				dev_info(&pdev->dev, "bus %02x has no UBox; using the UBox of bus %02x: socket %d\n",
 					 bus->number, b, s);
 		}
-		if (s >= 0)
+		if (s >= 0) {
+			*gidnidmap = map;
 			return s;
+		}
 	}
 
 	node = pcibus_to_node(bus);
@@ -140,6 +184,8 @@ static int qpiu_cpu_online(unsigned int cpu)
 	if (socket >= QPIU_MAX_SOCKETS)
 		return 0;
 	mutex_lock(&qpiu_mutex);
+	if (qpiu_dies[socket] < 0)
+		qpiu_dies[socket] = topology_logical_die_id(cpu);
 	if (qpiu_readers[socket] < 0) {
 		qpiu_readers[socket] = cpu;
 		qpiu_topology_ops->reader_changed(socket, -1, cpu);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * qpisim link map: which socket and port is at the far end of each QPI
- * port, its default wiring, and the text of the debugfs "links" file.
+ * port, its default wiring, the text of the debugfs "links" file, and the
+ * link layer's registers that follow from it (QPILS, QPILP0, QPILP2,
+ * QPIPCSTS of the port's function 0).
  */
 #include "qpisim_model.h"
 
-#define QSIM_LINKS_USE	"write 'S.P T.Q', 'S.P none' or 'clear'"
+#define QSIM_LINKS_USE	"write 'S.P T.Q', 'S.P none', 'S.P down', 'S.P up' or 'clear'"
 
 #ifdef __KERNEL__
 #include <linux/kernel.h>
@@ -15,11 +17,18 @@
 #include <string.h>
 #endif
 
+/*
+ * An end with no peer waits for its physical layer; wiring trains the new
+ * link to normal operation at both ends.
+ */
 static void unwire(struct qsim_box *box)
 {
-	if (box->peer)
+	if (box->peer) {
 		box->peer->peer = NULL;
+		box->peer->ll_down = false;
+	}
 	box->peer = NULL;
+	box->ll_down = false;
 }
 
 static void wire(struct qsim_box *a, struct qsim_box *b)
@@ -40,9 +49,69 @@ static void unwire_all(struct qsim *sim)
 {
 	unsigned int s, p;
 
-	for (s = 0; s < sim->nr_sockets; s++)
-		for (p = 0; p < sim->sock[s].nr_ports; p++)
+	for (s = 0; s < sim->nr_sockets; s++) {
+		for (p = 0; p < sim->sock[s].nr_ports; p++) {
 			sim->sock[s].qpi[p].peer = NULL;
+			sim->sock[s].qpi[p].ll_down = false;
+		}
+	}
+}
+
+/**
+ * qsim_link_state() - a port's QPILS link_initialization_status
+ * @box: a QPI port
+ *
+ * Normal operation on a wired link; link abort at both ends of a link
+ * taken down (the link layer gave up on it, as after retries that fail:
+ * the state it stays in until the link is reset); waiting for the
+ * physical layer on a port with no link.
+ */
+u8 qsim_link_state(const struct qsim_box *box)
+{
+	if (!box->peer)
+		return QSIM_LL_WAIT_PHY;
+	return box->ll_down ? QSIM_LL_ABORT : QPI_LL_NORMAL;
+}
+
+/**
+ * qsim_link_reg() - a link-layer register of a port's function 0
+ * @box: the QPI port
+ * @where: dword offset
+ *
+ * QPILP0 and QPILP2 hold what the peer sent in the parameter exchange:
+ * its port and node id, split as the BIOS reads them back (NodeID[9:3]
+ * in QPILP0[14:8], NID[1:0] as the one non-zero byte of QPILP2, byte 0
+ * for 3 and byte 3 for 0).  The node id is the peer socket's UBox
+ * CPUNODEID, the one GIDNIDMAP maps back to that socket.  Out of normal
+ * operation both read zero: cleared at every link-layer init.
+ *
+ * Return: the dword; 0 for offsets that are not one of those registers.
+ */
+u32 qsim_link_reg(const struct qsim_box *box, unsigned int where)
+{
+	u8 state = qsim_link_state(box);
+	unsigned int node;
+
+	switch (where) {
+	case QPI_QPILS:
+		return (u32)state << QPI_QPILS_STATE_SHIFT;
+	case QPI_QPIPCSTS:
+		return state;
+	case QPI_QPILP0:
+	case QPI_QPILP2:
+		break;
+	default:
+		return 0;
+	}
+	if (state != QPI_LL_NORMAL)
+		return 0;
+	node = box->peer->sock->node_id;
+	if (where == QPI_QPILP2)
+		return (u32)QSIM_LP2_FLAGS << (8 * (3 - (node & 3)));
+	return box->peer->idx |
+	       QSIM_LP0_NR_NIDS << QPI_QPILP0_NR_NIDS_SHIFT |
+	       (node >> 2) << QPI_QPILP0_NODE_HI_SHIFT |
+	       QSIM_LP0_LLR << QPI_QPILP0_LLR_SHIFT;
 }
 
 /**
@@ -161,9 +230,9 @@ static int parse_end(const struct qsim *sim, const char *w, struct qsim_end *e,
 	return 0;
 }
 
-/* One line; applied only when @apply is true. */
+/* One line, applied if valid. */
 static int links_line(struct qsim *sim, const char *line, const char *end,
-		      bool apply, char *err, size_t len)
+		      char *err, size_t len)
 {
 	char w[3][16];
 	struct qsim_end a, b;
@@ -191,15 +260,26 @@ static int links_line(struct qsim *sim, const char *line, const char *end,
 				 w[0]);
 			return -1;
 		}
-		if (apply)
-			unwire_all(sim);
+		unwire_all(sim);
 		return 0;
 	}
 	if (parse_end(sim, w[0], &a, err, len))
 		return -1;
 	if (!strcmp(w[1], "none")) {
-		if (apply)
-			unwire(&sim->sock[a.sock].qpi[a.port]);
+		unwire(&sim->sock[a.sock].qpi[a.port]);
+		return 0;
+	}
+	if (!strcmp(w[1], "down") || !strcmp(w[1], "up")) {
+		struct qsim_box *box = &sim->sock[a.sock].qpi[a.port];
+
+		/* as the lines before left it: qsim_links_write() */
+		if (!box->peer) {
+			snprintf(err, len, "links: %s %s: port %s has no link",
+				 w[0], w[1], w[0]);
+			return -1;
+		}
+		box->ll_down = !strcmp(w[1], "down");
+		box->peer->ll_down = box->ll_down;
 		return 0;
 	}
 	if (parse_end(sim, w[1], &b, err, len))
@@ -209,13 +289,12 @@ static int links_line(struct qsim *sim, const char *line, const char *end,
 			 w[0], w[1]);
 		return -1;
 	}
-	if (apply)
-		wire_at(sim, a.sock, a.port, b.sock, b.port);
+	wire_at(sim, a.sock, a.port, b.sock, b.port);
 	return 0;
 }
 
-static int links_pass(struct qsim *sim, const char *buf, bool apply,
-		      char *err, size_t len)
+static int links_pass(struct qsim *sim, const char *buf, char *err,
+		      size_t len)
 {
 	const char *line = buf;
 
@@ -223,7 +302,7 @@ static int links_pass(struct qsim *sim, const char *buf, bool apply,
 		const char *nl = strchr(line, '\n');
 		const char *end = nl ? nl : line + strlen(line);
 
-		if (links_line(sim, line, end, apply, err, len))
+		if (links_line(sim, line, end, err, len))
 			return -1;
 		line = nl ? nl + 1 : end;
 	}
@@ -233,26 +312,49 @@ static int links_pass(struct qsim *sim, const char *buf, bool apply,
 /**
  * qsim_links_write() - apply what was written to the links file
  * @sim: the model
- * @buf: one command a line: "S.P T.Q", "S.P none" or "clear"
+ * @buf: one command a line: "S.P T.Q", "S.P none", "S.P down", "S.P up"
+ *       or "clear"
  * @err: where a one-line reason goes on failure
  * @errlen: size of @err
  *
  * "S.P T.Q" wires the two ports, unwiring whatever each had; "S.P none"
- * unwires one; "clear" all.  The lines apply in order, and only if every
- * line is valid: a bad one leaves the map as it was.
+ * unwires one; "clear" all.  "S.P down" takes S.P's link out of normal
+ * operation at both ends, "S.P up" retrains it; both want a wired port.
+ * The lines apply in order, and only if every line is valid: a bad one
+ * leaves the map as it was.
  *
  * Return: 0, or -1 with @err naming the rule broken.
  */
 int qsim_links_write(struct qsim *sim, const char *buf, char *err,
 		     size_t errlen)
 {
-	if (links_pass(sim, buf, false, err, errlen))
-		return -1;
-	return links_pass(sim, buf, true, err, errlen);
+	struct {
+		struct qsim_box *peer;
+		bool ll_down;
+	} was[QSIM_MAX_SOCKETS][QSIM_MAX_PORTS];
+	unsigned int s, p;
+
+	/* a line may depend on the lines before it: apply, undo on error */
+	for (s = 0; s < sim->nr_sockets; s++) {
+		for (p = 0; p < sim->sock[s].nr_ports; p++) {
+			was[s][p].peer = sim->sock[s].qpi[p].peer;
+			was[s][p].ll_down = sim->sock[s].qpi[p].ll_down;
+		}
+	}
+	if (!links_pass(sim, buf, err, errlen))
+		return 0;
+	for (s = 0; s < sim->nr_sockets; s++) {
+		for (p = 0; p < sim->sock[s].nr_ports; p++) {
+			sim->sock[s].qpi[p].peer = was[s][p].peer;
+			sim->sock[s].qpi[p].ll_down = was[s][p].ll_down;
+		}
+	}
+	return -1;
 }
 
 /**
- * qsim_links_show() - the links file: "S.P T.Q" a line, each link once
+ * qsim_links_show() - the links file: "S.P T.Q" a line, each link once,
+ * " down" after a link taken down
  * @sim: the model
  * @buf: output, NUL-terminated
  * @len: size of @buf
@@ -276,8 +378,9 @@ size_t qsim_links_show(const struct qsim *sim, char *buf, size_t len)
 			if (!peer || peer->sock->id < s)
 				continue;
 			n += snprintf(buf + (n < len ? n : len),
-				      n < len ? len - n : 0, "%u.%u %u.%u\n",
-				      s, p, peer->sock->id, peer->idx);
+				      n < len ? len - n : 0, "%u.%u %u.%u%s\n",
+				      s, p, peer->sock->id, peer->idx,
+				      peer->ll_down ? " down" : "");
 		}
 	}
 	return n;

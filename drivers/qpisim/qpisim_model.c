@@ -568,7 +568,7 @@ static u32 dword_read(const struct qsim_fn *fn, int where)
 		if (where == QPI_RATE_STATUS)
 			return fn->sock->qpi[fn->idx].link_down ? 0 :
 			       fn->sock->sim->qpi_rate;
-		return 0;
+		return qsim_link_reg(&fn->sock->qpi[fn->idx], where);
 	case QSIM_FN_QPI_PMON:
 	case QSIM_FN_R3QPI:
 		return pmon_read(fn->box, where);

@@ -83,6 +83,17 @@
 #define QSIM_NS_PER_S		1000000000ULL
 #define QSIM_WIN_HIST		32	/* the last bucket: that many or more */
 #define QSIM_MAX_PCT		100	/* residency knobs: a share of cycles */
+/*
+ * What a port's QPILP0/QPILP2 hold of its peer besides the port and node
+ * id (*unverified* values: the driver reads neither): one node id a
+ * socket, a 128-entry retry buffer, agent flags 0x0f in the node's byte.
+ */
+#define QSIM_LP0_NR_NIDS	1
+#define QSIM_LP0_LLR		0x80
+#define QSIM_LP2_FLAGS		0x0f
+/* QPILS states qpisim uses */
+#define QSIM_LL_WAIT_PHY	0x0	/* no link: waiting for physical layer */
+#define QSIM_LL_ABORT		0x8	/* "S.P down": link abort */
 
 /* The power states a QPI port reports, as a share of its clockticks. */
 enum qsim_residency {
@@ -204,6 +215,11 @@ struct qsim_box {
 	 * Tx flit streams sent here arrive there (qpisim_links.c).
 	 */
 	struct qsim_box *peer;
+	/*
+	 * QPI: the link left normal operation (links file "S.P down"), at
+	 * both ends; wiring, unwiring and "S.P up" retrain it.
+	 */
+	bool ll_down;
 	/*
 	 * QPI: the share (0..100 %) of the port's clockticks spent in Tx L0p,
 	 * Rx L0p and L1, indexed by enum qsim_residency, and the hundredths
@@ -342,6 +358,8 @@ void qsim_links_default(struct qsim *sim);
 int qsim_links_write(struct qsim *sim, const char *buf, char *err,
 		     size_t errlen);
 size_t qsim_links_show(const struct qsim *sim, char *buf, size_t len);
+u8 qsim_link_state(const struct qsim_box *box);
+u32 qsim_link_reg(const struct qsim_box *box, unsigned int where);
 void qsim_log_clear(struct qsim *sim);
 
 #endif /* _QPISIM_MODEL_H */

@@ -7,7 +7,7 @@ dashboard.py lint
     variable and the instance, socket and port variables; every panel but
     a row has that datasource, targets, and each target an expr and a
     refId; every metric name a query uses is one qpistat exports
-    (tools/qpistat/qpistat.c, plan.c) or a rule records (qpi.rules.yml).
+    (tools/qpistat/exposition.c, plan.c) or a rule records (qpi.rules.yml).
 
 dashboard.py query API PLATFORM=INSTANCE...
     Evaluate every panel target's expr, and every variable's query, on the
@@ -67,7 +67,7 @@ def platforms(p):
 def known_names():
     """Metric names qpistat exports and the rules record."""
     names = set()
-    for f in ("tools/qpistat/qpistat.c", "tools/qpistat/plan.c"):
+    for f in ("tools/qpistat/exposition.c", "tools/qpistat/plan.c"):
         with open(os.path.join(REPO, f)) as fh:
             names |= set(re.findall(r'\{ "((?:qpi|r3qpi)_[a-z0-9_]+)", "(?:counter|gauge)"',
                                     fh.read()))

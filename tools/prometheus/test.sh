@@ -149,7 +149,7 @@ chmod a+x "$tmp"
 chmod -R a+rX "$tmp/fake"
 (cd tools/qpistat && ${CC:-cc} -O1 -DQPISTAT_FAKE_PMU -DPMU_DIR="\"$fake\"" \
 	-DCPUINFO="\"$fake/cpuinfo\"" -DCHECK_ROOT="\"$tmp/fake\"" -o "$tmp/qpistat_hsx" \
-	qpistat.c http.c server.c check.c plan.c linkmap.c -lm) > "$tmp/hsx.log" 2>&1 &&
+	$(make -s --no-print-directory print-src) -lm) > "$tmp/hsx.log" 2>&1 &&
 	{ "$tmp/qpistat_hsx" --listen "127.0.0.1:$fport" >> "$tmp/hsx.log" 2>&1 & }
 hsx_pid=$!
 

@@ -29,6 +29,12 @@ enum { CK_PASS, CK_WARN, CK_FAIL, CK_SKIP };
  */
 extern const char *check_root;
 
+/*
+ * The text of the file @path (no check_root before it), at most @len - 1
+ * bytes and a NUL, in @buf: 0, or -1 when it cannot be read.
+ */
+int check_read_str(const char *path, char *buf, size_t len);
+
 /* qpistat --check [--json] [--window ms]: the exit status. */
 int check_main(int argc, char **argv);
 

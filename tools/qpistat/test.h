@@ -8,5 +8,6 @@ void test_server(void);
 void test_cli(void);
 int list_fds(const char *file);
 void test_linkmap(void);
+void test_figures(void);
 
 #endif

@@ -6,6 +6,7 @@
  *    driver's sysfs aliases (drivers/qpi_uncore/qpi_uncore_events.h) have
  *    it too;
  *  - the formulas, with exact figures;
+ *  - qpistat's figures over the boxes, for every row (test_figures.c);
  *  - the link map parser (test_linkmap.c).
  */
 #include <math.h>
@@ -271,6 +272,7 @@ int main(void)
 	test_fallback();
 	test_rows();
 	test_formulas();
+	test_figures();
 	test_linkmap();
 	printf("1..%d\n", nr_tests);
 	return failed;

@@ -943,6 +943,200 @@ static void test_links_write(void)
 	EXPECT_TRUE(links_are(""));
 }
 
+/* ---- the link layer's registers, from the link map ---- */
+
+static u32 lreg(int s, int p, int where)
+{
+	struct qsim_fn *fn = qsim_find_fn(&sim, sim.sock[s].bus,
+					  sim.plat->qpi_misc[p].devfn);
+
+	if (!fn || fn->kind != QSIM_FN_QPI_MISC) {
+		printf("# no function 0 of port %d.%d\n", s, p);
+		ktap_cur_failed = 1;
+		return 0xdeadbeef;
+	}
+	return qsim_cfg_read(fn, where, 4);
+}
+
+/* s.p in normal operation facing t.q: every register, exact */
+static int faces(int s, int p, int t, int q)
+{
+	unsigned int node = sim.sock[t].node_id;
+	u32 lp0 = q | 1 << 5 | (node >> 2) << 8 | 0x80 << 16;
+	u32 lp2 = 0x0fU << (8 * (3 - (node & 3)));
+	int bad = 0;
+
+	bad |= lreg(s, p, QPI_QPILS) != 0x06000000;
+	bad |= lreg(s, p, QPI_QPIPCSTS) != 0x6;
+	bad |= lreg(s, p, QPI_QPILP0) != lp0;
+	bad |= lreg(s, p, QPI_QPILP2) != lp2;
+	if (bad)
+		printf("# %d.%d facing %d.%d: QPILS 0x%08x LP0 0x%08x (want 0x%08x) LP2 0x%08x (want 0x%08x) PCSTS 0x%x\n",
+		       s, p, t, q, lreg(s, p, QPI_QPILS), lreg(s, p, QPI_QPILP0),
+		       lp0, lreg(s, p, QPI_QPILP2), lp2,
+		       lreg(s, p, QPI_QPIPCSTS));
+	return !bad;
+}
+
+/* s.p out of normal operation in @state: parameters cleared */
+static int left(int s, int p, u32 state)
+{
+	if (lreg(s, p, QPI_QPILS) == state << 24 &&
+	    lreg(s, p, QPI_QPIPCSTS) == state &&
+	    !lreg(s, p, QPI_QPILP0) && !lreg(s, p, QPI_QPILP2))
+		return 1;
+	printf("# %d.%d: QPILS 0x%08x LP0 0x%08x LP2 0x%08x, want state 0x%x and no parameters\n",
+	       s, p, lreg(s, p, QPI_QPILS), lreg(s, p, QPI_QPILP0),
+	       lreg(s, p, QPI_QPILP2), state);
+	return 0;
+}
+
+/* Every port of the model: as the link map says. */
+static int all_as_map(void)
+{
+	unsigned int s, p;
+	int ok = 1;
+
+	for (s = 0; s < sim.nr_sockets; s++) {
+		for (p = 0; p < sim.sock[s].nr_ports; p++) {
+			const struct qsim_box *peer = sim.sock[s].qpi[p].peer;
+
+			if (!peer)
+				ok &= left(s, p, 0);
+			else if (sim.sock[s].qpi[p].ll_down)
+				ok &= left(s, p, 8);
+			else
+				ok &= faces(s, p, peer->sock->id, peer->idx);
+		}
+	}
+	return ok;
+}
+
+static void test_link_regs_default_maps(void)
+{
+	/* one socket: no link, every port waits for its physical layer */
+	setup("snbep", 1, 2, 2);
+	EXPECT_TRUE(left(0, 0, 0) && left(0, 1, 0));
+	/* two sockets: port p to port p; literal values of 0.1 and 1.0 */
+	setup("snbep", 2, 2, 2);
+	EXPECT_EQ(lreg(0, 1, QPI_QPILS), 0x06000000);
+	EXPECT_EQ(lreg(0, 1, QPI_QPILP0), 0x00800021);
+	EXPECT_EQ(lreg(0, 1, QPI_QPILP2), 0x000f0000);
+	EXPECT_EQ(lreg(1, 0, QPI_QPILP0), 0x00800020);
+	EXPECT_EQ(lreg(1, 0, QPI_QPILP2), 0x0f000000);
+	EXPECT_EQ(lreg(1, 0, QPI_QPIPCSTS), 0x6);
+	EXPECT_TRUE(faces(0, 0, 1, 0) && faces(1, 1, 0, 1));
+	EXPECT_TRUE(all_as_map());
+	/* four sockets: the ring of SNB-EP, the full mesh of HSX */
+	setup("snbep", 4, 2, 2);
+	EXPECT_TRUE(faces(0, 0, 1, 1) && faces(0, 1, 3, 0) &&
+		    faces(3, 0, 0, 1) && faces(2, 0, 3, 1));
+	EXPECT_EQ(lreg(0, 1, QPI_QPILP2), 0x0000000f);	/* node 3 */
+	EXPECT_TRUE(all_as_map());
+	setup("hswep", 4, 3, 3);
+	EXPECT_TRUE(faces(0, 2, 3, 0) && faces(3, 0, 0, 2) &&
+		    faces(1, 1, 3, 1));
+	EXPECT_EQ(lreg(3, 0, QPI_QPILP0), 0x00800022);
+	EXPECT_TRUE(all_as_map());
+	/* eight sockets: node ids 4..7 put NodeID[9:3] = 1 in QPILP0 */
+	setup("bdx", 8, 3, 3);
+	EXPECT_EQ(lreg(3, 2, QPI_QPILP0), 0x00800122);	/* 7.2 */
+	EXPECT_EQ(lreg(3, 2, QPI_QPILP2), 0x0000000f);
+	EXPECT_EQ(lreg(7, 0, QPI_QPILP0), 0x00800021);	/* 0.1 */
+	EXPECT_EQ(lreg(7, 0, QPI_QPILP2), 0x0f000000);
+	EXPECT_EQ(lreg(5, 1, QPI_QPILP0), 0x00800120);	/* 4.0 */
+	EXPECT_EQ(lreg(5, 1, QPI_QPILP2), 0x0f000000);
+	EXPECT_TRUE(faces(0, 2, 4, 2) && faces(6, 0, 7, 1));
+	EXPECT_TRUE(all_as_map());
+}
+
+/* Node ids other than the socket number: GIDNIDMAP's, in both registers. */
+static void test_link_regs_node_ids(void)
+{
+	struct qsim_config cfg = { 0 };
+	char err[QSIM_ERR_LEN];
+
+	cfg.plat = qsim_platform_find("ivbep");
+	cfg.nr_sockets = 2;
+	cfg.nr_ports = 3;
+	cfg.nr_links = 3;
+	cfg.node_ids[0] = 5;
+	cfg.node_ids[1] = 2;
+	cfg.buses[0] = 0x7f;
+	cfg.buses[1] = 0xff;
+	EXPECT_EQ(qsim_init(&sim, &cfg, err, sizeof(err)), 0);
+	/* socket 1 sees node 5: NodeID[9:3] 1, NID 1 in byte 2 */
+	EXPECT_EQ(lreg(1, 2, QPI_QPILP0), 0x00800122);
+	EXPECT_EQ(lreg(1, 2, QPI_QPILP2), 0x000f0000);
+	/* socket 0 sees node 2: NID 2 in byte 1 */
+	EXPECT_EQ(lreg(0, 0, QPI_QPILP0), 0x00800020);
+	EXPECT_EQ(lreg(0, 0, QPI_QPILP2), 0x00000f00);
+	EXPECT_TRUE(all_as_map());
+}
+
+static void test_link_regs_rewire_and_down(void)
+{
+	struct qsim_fn *fn0;
+	char err[QSIM_ERR_LEN];
+
+	setup("snbep", 2, 2, 2);
+	/* unwire one end: both wait for their physical layer */
+	EXPECT_EQ(links("0.0 none"), 0);
+	EXPECT_TRUE(left(0, 0, 0) && left(1, 0, 0) && faces(0, 1, 1, 1));
+	/* rewire: 1.1 to 0.0 leaves 0.1 without a link */
+	EXPECT_EQ(links("1.1 0.0"), 0);
+	EXPECT_TRUE(faces(0, 0, 1, 1) && faces(1, 1, 0, 0));
+	EXPECT_TRUE(left(0, 1, 0) && left(1, 0, 0));
+	/* a crossed board: port 0 facing port 1 */
+	EXPECT_EQ(links("clear\n0.0 1.1\n0.1 1.0"), 0);
+	EXPECT_EQ(lreg(0, 0, QPI_QPILP0), 0x00800021);
+	EXPECT_EQ(lreg(1, 1, QPI_QPILP0), 0x00800020);
+	EXPECT_EQ(lreg(1, 1, QPI_QPILP2), 0x0f000000);
+	EXPECT_TRUE(faces(0, 1, 1, 0) && faces(1, 0, 0, 1) && all_as_map());
+
+	/* down: both ends in link abort, parameters cleared */
+	EXPECT_EQ(links("0.1 down"), 0);
+	EXPECT_TRUE(left(0, 1, 8) && left(1, 0, 8));
+	EXPECT_EQ(lreg(1, 0, QPI_QPILS), 0x08000000);
+	EXPECT_TRUE(faces(0, 0, 1, 1) && faces(1, 1, 0, 0));
+	EXPECT_TRUE(links_are("0.0 1.1\n0.1 1.0 down\n"));
+	EXPECT_TRUE(all_as_map());
+	/* the rate does not change: that is link_down's (did not train) */
+	EXPECT_EQ(lreg(0, 1, QPI_RATE_STATUS), 5);
+	/* up, from either end */
+	EXPECT_EQ(links("1.0 up"), 0);
+	EXPECT_TRUE(faces(0, 1, 1, 0) && faces(1, 0, 0, 1));
+	EXPECT_TRUE(links_are("0.0 1.1\n0.1 1.0\n"));
+	/* rewiring a down link trains the new one */
+	EXPECT_EQ(links("1.0 down"), 0);
+	EXPECT_EQ(links("0.1 1.0"), 0);
+	EXPECT_TRUE(faces(0, 1, 1, 0) && faces(1, 0, 0, 1));
+	/* unwiring a down link: its ends wait for the physical layer */
+	EXPECT_EQ(links("1.0 down\n0.1 none"), 0);
+	EXPECT_TRUE(left(0, 1, 0) && left(1, 0, 0));
+	EXPECT_TRUE(links_are("0.0 1.1\n"));
+	/* down and up want a link, as the lines before leave the map */
+	EXPECT_EQ(qsim_links_write(&sim, "0.1 down", err, sizeof(err)), -1);
+	EXPECT_TRUE(!strcmp(err, "links: 0.1 down: port 0.1 has no link"));
+	EXPECT_EQ(qsim_links_write(&sim, "0.0 down\n0.0 none\n0.0 up", err,
+				   sizeof(err)), -1);
+	EXPECT_TRUE(!strcmp(err, "links: 0.0 up: port 0.0 has no link"));
+	/* ... and nothing of a refused write applies */
+	EXPECT_TRUE(links_are("0.0 1.1\n"));
+	EXPECT_TRUE(faces(0, 0, 1, 1));
+	EXPECT_EQ(links("0.1 1.0\n0.1 down"), 0);
+	EXPECT_TRUE(links_are("0.0 1.1\n0.1 1.0 down\n"));
+	EXPECT_EQ(links("clear"), 0);
+	EXPECT_TRUE(all_as_map() && left(0, 0, 0));
+	/* read-only: a write changes nothing and is a violation */
+	EXPECT_EQ(links("0.0 1.0"), 0);
+	fn0 = qsim_find_fn(&sim, sim.sock[0].bus, sim.plat->qpi_misc[0].devfn);
+	qsim_cfg_write(fn0, QPI_QPILP0, 4, 0);
+	qsim_cfg_write(fn0, QPI_QPILS, 4, 0);
+	EXPECT_EQ(fn0->rsvd_writes, 2);
+	EXPECT_TRUE(faces(0, 0, 1, 0));
+}
+
 /*
  * 1000 DRS packets sent on 0.1 arrive at 1.1 (the default 2-socket map):
  * 8000 data flits at both ends, the far end's rx_count_pct applied, its
@@ -1183,6 +1377,9 @@ static const struct ktap_case cases[] = {
 	{ "rate_errors", test_rate_errors },
 	{ "check_knobs", test_check_knobs },
 	{ "links_default", test_links_default },
+	{ "link_regs_default_maps", test_link_regs_default_maps },
+	{ "link_regs_node_ids", test_link_regs_node_ids },
+	{ "link_regs_rewire_and_down", test_link_regs_rewire_and_down },
 	{ "links_write", test_links_write },
 	{ "links_packets", test_links_packets },
 	{ "links_rate", test_links_rate },
