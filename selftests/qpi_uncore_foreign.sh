@@ -10,7 +10,7 @@
 # foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 11
+ktap_plan 12
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
@@ -35,7 +35,8 @@ if [ ! -f "$BUSY" ]; then
 		foreign_check_ms_rejects_out_of_range \
 		foreign_writes_event_rules perf_stat_shows_the_mark \
 		pinned_group_member_not_refused \
-		foreign_writes_kept_across_unthrottle; do
+		foreign_writes_kept_across_unthrottle \
+		each_poke_of_a_sampling_counter_seen; do
 		t_skip "$t" "qpi_uncore built without QPIU_TEST_HOOKS (test_resched_busy)"
 	done
 	ktap_finish
@@ -353,6 +354,54 @@ set -- $(echo "$line" | sed 's/.* throttle=\([0-9]*\) unthrottle=\([0-9]*\).*/\1
 expect_eq "one episode" "$(fw uncore_qpi_1)" 1
 expect_eq "the leader's count" "$(val 's[0]')" 100000
 expect_eq "the foreign_writes member kept it" "$(val 's[1]')" 1
+t_end
+
+# A sampling counter completes a period at nearly every look, and each
+# look re-arms it: disables it and enables it again with its control as
+# the driver programs it.  A foreign write to that control must be seen
+# before the re-arm writes over it, every time, as for a counting
+# counter: five one-shot writes (umask 0x01: the counter still counts
+# clockticks, so its periods go on completing), each after the episode
+# of the last one ended (two read-backs that checked the counter), are
+# five episodes.  The sampling event is pinned: never refused, it stays
+# on its counter.
+TFC=/sys/module/qpi_uncore/parameters/test_foreign_checks
+cat > /tmp/foreign_poke.sh <<EOT
+n=0
+while [ \$n -lt 5 ]; do
+	n=\$((n + 1))
+	idx=
+	for i in 0 1 2 3; do
+		[ \$($QPICFG $Q0 rd \$((0xd8 + 4 * i))) = 0x00400014 ] && idx=\$i
+	done
+	[ -n "\$idx" ] || { echo "poke \$n: no counter with control 0x00400014"; continue; }
+	$QPICFG $Q0 wr \$((0xd8 + 4 * idx)) 0x00400114
+	w=0
+	while [ \$($QPICFG $Q0 rd \$((0xd8 + 4 * idx))) = 0x00400114 ] && [ \$w -lt 200 ]; do
+		sleep 0.05; w=\$((w + 1))
+	done
+	c=\$(cat $TFC)
+	w=0
+	while [ \$(cat $TFC) -lt \$((c + 2)) ] && [ \$w -lt 200 ]; do
+		sleep 0.05; w=\$((w + 1))
+	done
+done
+EOT
+t_begin "each_poke_of_a_sampling_counter_seen"
+qpiu_unload
+expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
+dmesg_mark
+qperf <<EOT
+open s uncore_qpi_0 0x14 socket=0 period=1000 pinned
+inject rate socket=0 box=qpi0 event=0x14 per_s=1000000
+sh sleep 0.2
+sh sh /tmp/foreign_poke.sh
+inject rate socket=0 box=qpi0 event=0x14 per_s=0
+read s
+EOT
+echo "$QOUT" | grep '^poke' | sed 's/^/# /'
+expect_eq "five episodes" "$(fw uncore_qpi_0)" 5
+expect_num "five log lines" "$(dmesg_since_mark | grep -c "uncore_qpi_0: socket 0: counter [0-3] control is 0x00400114, expected 0x00400014 (1 counter): $MSG")" 5
 t_end
 
 qpiu_unload

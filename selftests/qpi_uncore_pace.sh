@@ -9,7 +9,7 @@
 # never from how long something took.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 7
+ktap_plan 10
 
 P=/tmp/qpipace
 mkdir -p $P
@@ -30,6 +30,25 @@ sfield()
 	echo "$QOUT" | awk -v n="$1" -v f="$2" '$1 == n && $2 ~ /^samples=/ {
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v = kv[2] } }
 		END { print v }'
+}
+
+# guest_hz: HZ, from jiffies against the kernel's clock (timer_list's "now
+# at", in the same read) over a second or more, to the nearest of the
+# values Kconfig offers
+guest_hz()
+{
+	tl() { awk '/^now at/ && !n { n = $3 } /^jiffies:/ && !j { j = $2 } END { print n, j }' /proc/timer_list; }
+	read -r n0 j0 <<EOF2
+$(tl)
+EOF2
+	sleep 1
+	read -r n1 j1 <<EOF2
+$(tl)
+EOF2
+	awk -v d=$((j1 - j0)) -v t=$((n1 - n0)) 'BEGIN { r = d * 1e9 / t; b = 100
+		for (i = split("100 250 300 1000", h, " "); i > 0; i--)
+			if ((r - h[i]) * (r - h[i]) < (r - b) * (r - b)) b = h[i]
+		print b }'
 }
 
 # kprobes: "look" at each box timer callback, "emit" with the samples it
@@ -211,23 +230,9 @@ if [ ! -f $TP/test_offered_look_max ]; then
 	t_skip "backlog_offered_a_bounded_number_a_call" "qpi_uncore built without QPIU_TEST_HOOKS (test_offered_look_max)"
 else
 	t_begin "backlog_offered_a_bounded_number_a_call"
-	# HZ: jiffies against the kernel's clock (timer_list's "now at", in
-	# the same read), over a second or more, to the nearest of the
-	# values Kconfig offers
-	tl() { awk '/^now at/ && !n { n = $3 } /^jiffies:/ && !j { j = $2 } END { print n, j }' /proc/timer_list; }
-	read -r n0 j0 <<EOF2
-$(tl)
-EOF2
-	sleep 1
-	read -r n1 j1 <<EOF2
-$(tl)
-EOF2
-	hz=$(awk -v d=$((j1 - j0)) -v t=$((n1 - n0)) 'BEGIN { r = d * 1e9 / t; b = 100
-		for (i = split("100 250 300 1000", h, " "); i > 0; i--)
-			if ((r - h[i]) * (r - h[i]) < (r - b) * (r - b)) b = h[i]
-		print b }')
+	hz=$(guest_hz)
 	bound=$(( (100000 + hz - 1) / hz + 1 ))
-	echo "# HZ $hz ($((j1 - j0)) jiffies in $((n1 - n0)) ns): at most $bound samples a call"
+	echo "# HZ $hz: at most $bound samples a call"
 	old_rate=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
 	old_pct=$(cat /proc/sys/kernel/perf_cpu_time_max_percent)
 	echo 100000000 > /proc/sys/kernel/perf_event_max_sample_rate ||
@@ -294,6 +299,134 @@ else
 	perf_limits_restore || fail "perf's sample rate limit not restored"
 	kill "$hog"
 	wait "$hog" 2> /dev/null
+	t_end
+fi
+
+# perf's limit of a tick is what kernel.perf_event_max_sample_rate says
+# now (perf also lowers it there itself when its NMIs run long), not the
+# default of 100000 a second: at 2000, 8 samples a tick at HZ 250.  Ten
+# bursts of 20 periods, 50 ms apart: the driver must pace to the lowered
+# limit and carry the rest, so every period gives its sample and perf never
+# throttles.  Once with the limit lowered before the event opens, once
+# while it is open.
+# the driver's reading of perf's limit; while the event is open, the test
+# waits for it to change (a guard of 10 s against a hang) before the bursts
+TLIM=/sys/module/qpi_uncore/parameters/sample_tick_limit
+t_begin "paced_to_perf_limit_lowered"
+for when in before while; do
+	if [ $when = before ]; then
+		perf_limits_pin 2000 || fail "perf's sample rate limit not lowered"
+	else
+		perf_limits_pin 100000 || fail "perf's sample rate limit not set"
+	fi
+	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s 1024
+sh [ $when = while ] && { l=\$(cat $TLIM); echo 25 > $PERF_PCT; echo 2000 > $PERF_RATE; echo 0 > $PERF_PCT; i=0; while [ \$(cat $TLIM) = \$l ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done; }
+sh echo "# the driver paces to \$(cat $TLIM) samples a tick"
+sh i=0; while [ \$i -lt 10 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=20000' > $DBG/inject; sleep 0.05; i=\$((i + 1)); done
+waitsamples s 200 10
+disable s
+samples s
+read s
+EOF2
+)
+	echo "$QOUT" | grep '^s samples' | sed "s/^/# limit lowered $when the open: /"
+	expect_num "lowered $when: samples" "$(sfield s samples)" 200
+	expect_num "lowered $when: throttle records" "$(sfield s throttle)" 0
+	expect_num "lowered $when: periods" "$(sfield s periods)" 200000
+	expect_num "lowered $when: count" "$(val s)" 200000
+	perf_limits_restore || fail "perf's sample rate limit not restored"
+done
+t_end
+
+# perf's limit is per event: a paced event at its limit must hold back no
+# other event of its box.  perf's rate at 5000: L = 20 samples a tick at
+# HZ 250, and the pacing bound is 8 (L - 1) = 152 periods.  a (counter 0,
+# Rx flits of one class) gets 151 periods, b (another class) 91, in one
+# batch; once a has its first L - 1
+# samples, b gets 69 more.  b's own pacing has taken L - 1 of its periods
+# by then, so its backlog stays below the bound and every period of both
+# gives its sample, with no THROTTLE.  With one budget per box, a took
+# every look's share until its backlog was below 64, and b's grew past
+# the bound and went out unpaced: perf throttled it.
+t_begin "each_paced_event_its_own_budget"
+perf_limits_pin 5000 || fail "perf's sample rate limit not lowered"
+hz=$(guest_hz)
+L=$(( (5000 + hz - 1) / hz ))
+pm=$((8 * (L - 1)))
+na=$((pm - 1)) nb1=$((pm * 6 / 10)) nb2=$((pm - pm * 6 / 10 + 8))
+echo "# HZ $hz, limit $L a tick: a $na periods, b $nb1 then $nb2"
+QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open a uncore_qpi_0 0x0201 socket=0 period=1000 stype=0x100 single
+mmap a 1024
+open b uncore_qpi_0 0x0401 socket=0 period=1000 stype=0x100 single
+mmap b 1024
+inject event socket=0 box=qpi0 event=0x01 umask=0x02 count=$((na * 1000));event socket=0 box=qpi0 event=0x01 umask=0x04 count=$((nb1 * 1000))
+waitsamples a $((L - 1)) 10
+inject event socket=0 box=qpi0 event=0x01 umask=0x04 count=$((nb2 * 1000))
+waitsamples a $na 10
+waitsamples b $((nb1 + nb2)) 10
+disable a
+disable b
+samples a
+samples b
+read a
+read b
+EOF2
+)
+echo "$QOUT" | grep '^[ab] samples' | sed 's/^/# /'
+expect_num "a: samples" "$(sfield a samples)" $na
+expect_num "b: samples" "$(sfield b samples)" $((nb1 + nb2))
+expect_num "a: throttle records" "$(sfield a throttle)" 0
+expect_num "b: throttle records" "$(sfield b throttle)" 0
+expect_num "a: count" "$(val a)" $((na * 1000))
+expect_num "b: count" "$(val b)" $(((nb1 + nb2) * 1000))
+perf_limits_restore || fail "perf's sample rate limit not restored"
+t_end
+
+# The bound of QPIU_CALL_SAMPLES is per CPU, not per box: a socket's
+# boxes share a reader CPU, and their box timers run in one interrupt
+# when they are due together.  Ports 0 and 1 of socket 0 each get a
+# backlog of 20000 periods of 1 in one batch (past the pacing bound), with
+# perf's limit raised so far that it never throttles: the test build's
+# record of the most samples offered in one interrupt of a CPU must be the
+# bound, DIV_ROUND_UP(100000, HZ) + 1, and every period must give its
+# sample.
+if [ ! -f $TP/test_offered_irq_max ]; then
+	t_skip "backlog_bounded_per_cpu_not_per_box" "qpi_uncore built without QPIU_TEST_HOOKS (test_offered_irq_max)"
+else
+	t_begin "backlog_bounded_per_cpu_not_per_box"
+	hz=$(guest_hz)
+	bound=$(( (100000 + hz - 1) / hz + 1 ))
+	perf_limits_pin 100000000 || fail "perf's sample rate limit not raised"
+	echo 0 > $TP/test_offered_irq_max
+	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
+open a uncore_qpi_0 0x14 socket=0 period=1 stype=0x100 single
+mmap a 1024
+open b uncore_qpi_1 0x14 socket=0 period=1 stype=0x100 single
+mmap b 1024
+sh sleep 0.5
+inject event socket=0 box=qpi0 event=0x14 count=20000;event socket=0 box=qpi1 event=0x14 count=20000
+waitsamples a 20000 30
+waitsamples b 20000 30
+disable a
+disable b
+samples a
+samples b
+read a
+read b
+EOF2
+)
+	echo "$QOUT" | grep '^[ab] samples' | sed 's/^/# /'
+	perf_limits_restore || fail "perf's sample rate limit not restored"
+	echo "# HZ $hz: at most $bound samples in one interrupt"
+	expect_num "most samples offered in one interrupt of a CPU" "$(cat $TP/test_offered_irq_max)" $bound
+	for e in a b; do
+		expect_num "$e: samples" "$(sfield $e samples)" 20000
+		expect_num "$e: throttle records" "$(sfield $e throttle)" 0
+		expect_num "$e: count" "$(val $e)" 20000
+	done
 	t_end
 fi
 

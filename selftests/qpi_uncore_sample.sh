@@ -8,7 +8,7 @@
 # BOX_STATUS, the UBox); CPU offline and removal while sampling.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 25
+ktap_plan 26
 
 P=/tmp/qpis
 mkdir -p $P
@@ -371,6 +371,41 @@ for e in p q; do
 	expect_num "$e: count (disabled between)" "$(val $e)" 15000
 done
 expect_num "p: periods" "$(sfield p periods)" 5000
+t_end
+
+# REFRESH 1 and a burst of 20 periods at one look: exactly one sample.
+# The first sample reaches the limit, and perf_event_overflow() says stop;
+# perf disables the event only from irq_work, after the box timer's
+# callback, so until then a sample offered is written (the limit, 0, is
+# no longer checked).  Nothing may be offered after that first sample.
+# Again after a second REFRESH 1.  With and without PERF_SAMPLE_PERIOD.
+t_begin "refresh_1_with_a_burst_gives_exactly_1_sample"
+qperf <<EOF2
+open p uncore_qpi_1 0x14 socket=1 period=1000 stype=0x100 single disabled
+mmap p
+open q uncore_qpi_1 0x14 socket=1 period=1000 single disabled
+mmap q
+refresh p 1
+refresh q 1
+inject event socket=1 box=qpi1 event=0x14 count=20000
+waitsamples p 1 10
+waitsamples q 1 10
+refresh p 1
+refresh q 1
+inject event socket=1 box=qpi1 event=0x14 count=20000
+waitsamples p 2 10
+waitsamples q 2 10
+sh sleep 0.1
+samples p
+samples q
+read p
+read q
+EOF2
+for e in p q; do
+	expect_num "$e: samples, REFRESH 1 twice" "$(sfield $e samples)" 2
+	expect_num "$e: count (two bursts)" "$(val $e)" 40000
+done
+expect_num "p: periods" "$(sfield p periods)" 2000
 t_end
 
 # perf throttles an event past its samples per tick (perf_event_overflow()

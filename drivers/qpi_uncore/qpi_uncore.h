@@ -135,8 +135,10 @@ struct qpiu_box {
 	struct perf_event *look_ev[UNC_MAX_CTRS];
 	s64 look_left[UNC_MAX_CTRS];
 	bool carried;			/* whole periods left for the next look */
+	bool cpu_full;			/* ... by the CPU's bound (QPIU_CALL_SAMPLES) */
 	struct timer_list tick_timer;	/* a tick of the idle reader CPU */
-	bool tick_wait;			/* no paced sample until it runs */
+	/* counters whose paced samples wait until it runs */
+	u32 tick_wait;
 	bool tick_timer_ready;
 	bool warned_status;		/* BOX_STATUS disagreed once */
 	/*
@@ -290,6 +292,8 @@ void qpiu_test_resched_asked(int n);
 void qpiu_test_read(const struct perf_event *event);
 void qpiu_test_deliver_window(void);
 void qpiu_test_offered(bool last, unsigned int n);
+void qpiu_test_foreign_checked(void);
+void qpiu_test_offered_sync(void);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_retire_delay(void) { }
@@ -299,6 +303,8 @@ static inline void qpiu_test_resched_asked(int n) { }
 static inline void qpiu_test_read(const struct perf_event *event) { }
 static inline void qpiu_test_deliver_window(void) { }
 static inline void qpiu_test_offered(bool last, unsigned int n) { }
+static inline void qpiu_test_foreign_checked(void) { }
+static inline void qpiu_test_offered_sync(void) { }
 #endif
 
 /* qpi_uncore_reject.c */
@@ -367,6 +373,7 @@ static inline bool qpiu_group_pinned(const struct perf_event *event)
 u64 qpiu_foreign_interval_ns(void);
 void qpiu_foreign_box_unused(struct qpiu_box *box);
 bool qpiu_foreign_check(struct qpiu_box *box);
+bool qpiu_foreign_look(struct qpiu_box *box, int idx);
 void qpiu_foreign_resched(struct qpiu_box *box);
 void qpiu_foreign_pmu_init(struct qpiu_pmu *qpmu);
 void qpiu_foreign_pmu_exit(struct qpiu_pmu *qpmu);
@@ -400,6 +407,7 @@ bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max);
 bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
 			bool keep);
 u64 qpiu_box_first_ns(const struct qpiu_box *box);
+void qpiu_look_read_limit(void);
 void qpiu_look_sampling_started(struct qpiu_box *box);
 void qpiu_look_sampling_gone(struct qpiu_box *box);
 enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer);

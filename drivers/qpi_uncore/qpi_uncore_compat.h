@@ -7,6 +7,8 @@
 #ifndef _QPI_UNCORE_COMPAT_H
 #define _QPI_UNCORE_COMPAT_H
 
+#include <linux/irq_work.h>
+
 #include <linux/hrtimer.h>
 #include <linux/perf_event.h>
 #include <linux/timer.h>
@@ -51,6 +53,26 @@ static inline void qpiu_hrtimer_setup(struct hrtimer *timer,
 #else
 #define qpiu_system_wq	system_wq
 #endif
+
+/*
+ * Queue @work, a per-CPU irq_work of this CPU, set up on its first use
+ * here (interrupts off): to run in hard interrupt context on PREEMPT_RT
+ * too (5.10 has no flag for it, and no RT kernel in the matrix).  Set up
+ * at run time, not by a static per-CPU initializer, whose function pointer
+ * a module's per-CPU copy was seen to lack (a NULL call from irq_work).
+ */
+static inline void qpiu_irq_work_queue_hard(struct irq_work *work,
+					    void (*fn)(struct irq_work *))
+{
+	if (unlikely(work->func != fn)) {
+#ifdef IRQ_WORK_INIT_HARD
+		*work = IRQ_WORK_INIT_HARD(fn);
+#else
+		init_irq_work(work, fn);
+#endif
+	}
+	irq_work_queue(work);
+}
 
 /*
  * perf's multiplexing timer in @pmu's context of @cpu, with the lock and

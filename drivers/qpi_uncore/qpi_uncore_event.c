@@ -114,6 +114,8 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 	emit = qpiu_take_due_last(event, &due, was_running);
 	if (hwc->idx >= 0) {
 		box->events[hwc->idx] = NULL;
+		/* the counter's next event does not wait for this one's tick */
+		box->tick_wait &= ~BIT(hwc->idx);
 		hwc->idx = -1;
 		if (qpiu_event_filtered(box, event))
 			box->filter_ref--;
@@ -450,6 +452,13 @@ static int qpiu_event_init(struct perf_event *event)
 	/* test builds: hold the window between this choice and install */
 	qpiu_test_open_delay(box, cpu);
 
+	/*
+	 * perf's limit of a tick, which pacing keeps below: read here, with
+	 * no perf lock held (task events, which perf may open holding a
+	 * context's mutex, were refused above), once nothing can fail
+	 */
+	if (is_sampling_event(event))
+		qpiu_look_read_limit();
 	event->cpu = cpu;
 	event->event_caps |= PERF_EV_CAP_READ_ACTIVE_PKG;
 	event->pmu_private = box;

@@ -45,6 +45,34 @@ void qpiu_foreign_box_unused(struct qpiu_box *box)
 }
 
 /*
+ * A read-back found @nr counters not as written, the first of them
+ * @first, while no episode was open: one starts, counted and logged once.
+ */
+static void qpiu_foreign_episode(struct qpiu_box *box, int first, u32 want,
+				 u32 found, unsigned int nr)
+{
+	box->foreign = true;
+	box->foreign_episodes++;
+	atomic_long_inc(&box->pmu->foreign_writes);
+	/* all zero: cleared by a tool, or never taken (qpistat --check) */
+	pr_warn_ratelimited("%s: socket %u: counter %d control is 0x%08x, expected 0x%08x (%u counter%s): another tool reprograms these registers (PCM, likwid in direct access mode, or a BIOS SMI)%s; counts of this box are unreliable, counters reprogrammed\n",
+			    box->pmu->name, box->socket, first, found,
+			    want, nr, nr == 1 ? "" : "s",
+			    found ? "" :
+			    ", or they ignore writes (a firmware lock, a hypervisor)");
+}
+
+/* Mark @event, whose counter a foreign writer reprogrammed. */
+static bool qpiu_foreign_mark(struct qpiu_box *box, struct perf_event *event)
+{
+	bool resched = !qpiu_group_pinned(event) &&
+		       !(event->hw.flags & QPIU_HWF_FOREIGN);
+
+	event->hw.flags |= QPIU_HWF_FOREIGN;
+	return resched;
+}
+
+/*
  * Read back the control of every running counter of @box.  A box we froze
  * ourselves is skipped: perf's pmu_disable() bracket or a sampling look is
  * reprogramming it (neither can interleave with the timer, which runs on
@@ -78,7 +106,15 @@ bool qpiu_foreign_check(struct qpiu_box *box)
 	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
-		if (!event || (event->hw.state & PERF_HES_STOPPED))
+		/*
+		 * Being handed to perf (QPIU_HWF_DELIVER), on the reader CPU
+		 * while this timer runs on another (an hrtimer keeps its CPU
+		 * while its callback runs, and through a reader change): the
+		 * stop and start would fold nothing and re-arm a period
+		 * perf's delivery then puts back.  The next read-back.
+		 */
+		if (!event || (event->hw.state & PERF_HES_STOPPED) ||
+		    (event->hw.flags & QPIU_HWF_DELIVER))
 			continue;
 		checked++;
 		if (qpiu_box_ctl_holds(box, i, event->hw.config, &want,
@@ -90,9 +126,7 @@ bool qpiu_foreign_check(struct qpiu_box *box)
 			first_found = found;
 		}
 		nr++;
-		resched |= !qpiu_group_pinned(event) &&
-			   !(event->hw.flags & QPIU_HWF_FOREIGN);
-		event->hw.flags |= QPIU_HWF_FOREIGN;
+		resched |= qpiu_foreign_mark(box, event);
 		qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
 		qpiu_event_start_locked(box, event);
 	}
@@ -101,19 +135,40 @@ bool qpiu_foreign_check(struct qpiu_box *box)
 		qpiu_test_resched_asked(1);
 	if (!checked)
 		return false;
+	qpiu_test_foreign_checked();
 	if (!nr || box->foreign) {
 		box->foreign = nr;
 		return resched;
 	}
-	box->foreign = true;
-	box->foreign_episodes++;
-	atomic_long_inc(&box->pmu->foreign_writes);
-	/* all zero: cleared by a tool, or never taken (qpistat --check) */
-	pr_warn_ratelimited("%s: socket %u: counter %d control is 0x%08x, expected 0x%08x (%u counter%s): another tool reprograms these registers (PCM, likwid in direct access mode, or a BIOS SMI)%s; counts of this box are unreliable, counters reprogrammed\n",
-			    box->pmu->name, box->socket, first, first_found,
-			    first_want, nr, nr == 1 ? "" : "s",
-			    first_found ? "" :
-			    ", or they ignore writes (a firmware lock, a hypervisor)");
+	qpiu_foreign_episode(box, first, first_want, first_found, nr);
+	return resched;
+}
+
+/*
+ * A sampling look is about to re-arm counter @idx: it disables the counter
+ * and enables it again with the control as we program it, which would
+ * write over a foreign write before any read-back saw it.  So its control
+ * is read back first (one config read), while read-backs are on, and a
+ * counter not as written is reported as a read-back would: marked, and
+ * an episode counted and logged unless one is open.  The next read-back
+ * that finds every control as written ends it, as ever.  Returns true when
+ * perf should schedule the box's events again (qpiu_foreign_resched()).
+ */
+bool qpiu_foreign_look(struct qpiu_box *box, int idx)
+{
+	struct perf_event *event = box->events[idx];
+	u32 want, found;
+	bool resched;
+
+	if (!qpiu_foreign_interval_ns() || box->dead ||
+	    (box->box_ctl & UNC_BOX_CTL_FRZ) ||
+	    qpiu_box_ctl_holds(box, idx, event->hw.config, &want, &found))
+		return false;
+	resched = qpiu_foreign_mark(box, event);
+	if (resched && !test_and_set_bit(box->socket, box->pmu->resched))
+		qpiu_test_resched_asked(1);
+	if (!box->foreign)
+		qpiu_foreign_episode(box, idx, want, found, 1);
 	return resched;
 }
 

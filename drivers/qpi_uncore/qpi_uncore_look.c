@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/sysfs.h>
 
 #include "qpi_uncore.h"
 #include "qpi_uncore_compat.h"
@@ -39,9 +40,10 @@ MODULE_PARM_DESC(sample_poll_us,
 #define QPIU_LOOK_MAX_NS	(100 * NSEC_PER_MSEC)
 
 /*
- * Work per look: at most this many samples per box; periods beyond it are
- * carried over, in order, to a look QPIU_CARRY_NS later (but see
- * QPIU_PACE_MAX).
+ * Work per look: at most this many samples per paced event (and at most
+ * QPIU_CALL_SAMPLES over the box); periods beyond it are carried over to
+ * a look QPIU_CARRY_NS later.  Each event has its own, as perf's limit is
+ * per event: an event at its limit holds back no other.
  */
 #define QPIU_LOOK_SAMPLES	64
 #define QPIU_CARRY_NS		(20 * NSEC_PER_USEC)
@@ -65,21 +67,162 @@ MODULE_PARM_DESC(sample_poll_us,
  * ticks.  So the box follows perf's own count instead: a look that finds
  * more than one period of a paced event offers one sample first, reads
  * hw.interrupts, and offers only as many more as keep that count below
- * perf's default limit, QPIU_TICK_LIMIT (DIV_ROUND_UP(100000, HZ); the
- * live value is not visible to modules).  The periods not offered are
+ * perf's limit of a tick (qpiu_tick_limit()).  The periods not offered are
  * carried (QPIU_HES_DUE), and the box offers no paced sample until the
- * timer's next run (tick_wait), whose look asks perf again: one sample
- * more for a run that came before perf's tick.  Up to QPIU_PACE_MAX
+ * timer's next run (the event's bit in tick_wait; other events of the
+ * box go on), whose look asks perf again: one sample
+ * more for a run that came before perf's tick.  Up to qpiu_pace_max()
  * periods of an event (8 ticks' worth) are paced so; more are offered
  * QPIU_CALL_SAMPLES at a time, and perf throttles as it would.
  */
-#define QPIU_TICK_LIMIT		DIV_ROUND_UP(100000, HZ)
-#define QPIU_PACE_MAX		(8 * (QPIU_TICK_LIMIT - 1))
 
 /*
- * The most samples one box timer callback, del() or stop() offers perf,
- * over all the events of the box: one more than perf's default limit of a
- * tick, enough for perf to throttle an event at that limit in one call.
+ * perf's limit of a tick, max_samples_per_tick, is private to perf, and it
+ * moves: a write of kernel.perf_event_max_sample_rate sets it to
+ * DIV_ROUND_UP(rate, HZ) (perf_proc_update_handler()), and
+ * perf_sample_event_took() lowers it to some max whenever perf's
+ * interrupts run long, writing max * HZ into that same sysctl.  So
+ * DIV_ROUND_UP(the sysctl, HZ) is perf's limit either way, on every
+ * kernel from 5.10 to 7.3 (Documentation/qpi_uncore.rst, "The contract
+ * with perf").  No kernel exports the variable, and a kernel thread
+ * cannot count on reaching the sysctl's file (7.x gives it a root of its
+ * own).  What perf does export is perf_event_period(), which refuses a
+ * frequency-mode event a sample_freq above the sysctl: the driver keeps a
+ * disabled frequency-mode dummy event (no counter, no sample; perf's tick
+ * looks at it on its CPU) and asks it, from a work: whether the rate it
+ * knows is still taken and one more refused (two calls), else the largest
+ * taken (a binary search).  When a sampling event opens, and queued by
+ * the box timer while samples flow (every QPIU_LIMIT_FRESH_BUSY) or idle
+ * (QPIU_LIMIT_FRESH_IDLE).  Until a change is read, pacing to the old
+ * limit may let perf throttle once.
+ */
+#define QPIU_LIMIT_FRESH_BUSY	(HZ / 10 ?: 1)
+#define QPIU_LIMIT_FRESH_IDLE	HZ
+
+#define QPIU_DEFAULT_TICK_LIMIT	DIV_ROUND_UP(100000, HZ)
+
+static unsigned int qpiu_perf_tick_limit = QPIU_DEFAULT_TICK_LIMIT;
+static unsigned long qpiu_limit_read_at;	/* jiffies */
+static bool qpiu_limit_read_once;
+/* the dummy event and the rate it last found, under qpiu_limit_mutex */
+static DEFINE_MUTEX(qpiu_limit_mutex);
+static struct perf_event *qpiu_limit_ev;
+static u64 qpiu_perf_rate = 100000;
+
+static bool qpiu_rate_taken(u64 rate)
+{
+	return !perf_event_period(qpiu_limit_ev, rate);
+}
+
+static void qpiu_limit_fn(struct work_struct *work)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.freq = 1,
+		.sample_freq = 1,
+		.disabled = 1,
+	};
+	u64 lo, hi, rate;
+
+	WRITE_ONCE(qpiu_limit_read_at, jiffies);
+	WRITE_ONCE(qpiu_limit_read_once, true);
+	mutex_lock(&qpiu_limit_mutex);
+	if (!qpiu_limit_ev) {
+		struct perf_event *event;
+
+		event = perf_event_create_kernel_counter(&attr,
+							 raw_smp_processor_id(),
+							 NULL, NULL, NULL);
+		if (IS_ERR(event))
+			goto out;
+		qpiu_limit_ev = event;
+	}
+	rate = qpiu_perf_rate;
+	if (!qpiu_rate_taken(rate) || qpiu_rate_taken(rate + 1)) {
+		/* the largest rate taken, in [1, INT_MAX] (an int sysctl) */
+		lo = 1;
+		hi = INT_MAX;
+		if (!qpiu_rate_taken(lo))
+			goto out;
+		while (lo < hi) {
+			u64 mid = lo + (hi - lo + 1) / 2;
+
+			if (qpiu_rate_taken(mid))
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		rate = lo;
+		qpiu_perf_rate = rate;
+	}
+	WRITE_ONCE(qpiu_perf_tick_limit, max_t(u64, DIV_ROUND_UP_ULL(rate, HZ),
+					       1));
+out:
+	mutex_unlock(&qpiu_limit_mutex);
+}
+
+static DECLARE_WORK(qpiu_limit_work, qpiu_limit_fn);
+
+/* perf's max_samples_per_tick as last read */
+static unsigned int qpiu_tick_limit(void)
+{
+	return READ_ONCE(qpiu_perf_tick_limit);
+}
+
+/*
+ * The most periods of an event paced to perf's limit: 8 ticks' worth, at
+ * most 8 ticks at perf's default limit (a backlog past that is offered
+ * QPIU_CALL_SAMPLES a callback, bounded work however far the limit is
+ * raised).
+ */
+static u64 qpiu_pace_max(void)
+{
+	unsigned int limit = clamp(qpiu_tick_limit(), 2U,
+				   (unsigned int)QPIU_DEFAULT_TICK_LIMIT);
+
+	return 8 * ((u64)limit - 1);
+}
+
+/*
+ * A sampling event opens: perf's limit now, before its first sample.
+ * Process context, no perf lock held (the work takes the dummy event's
+ * context mutex).
+ */
+void qpiu_look_read_limit(void)
+{
+	queue_work(qpiu_system_wq, &qpiu_limit_work);
+	flush_work(&qpiu_limit_work);
+}
+
+/* Any context: read perf's limit again if the last read is older than @age. */
+static void qpiu_look_limit_fresh(unsigned long age)
+{
+	if (!READ_ONCE(qpiu_limit_read_once) ||
+	    time_after(jiffies, READ_ONCE(qpiu_limit_read_at) + age))
+		queue_work(qpiu_system_wq, &qpiu_limit_work);
+}
+
+static int qpiu_tick_limit_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", qpiu_tick_limit());
+}
+
+static const struct kernel_param_ops qpiu_tick_limit_ops = {
+	.get = qpiu_tick_limit_get,
+};
+module_param_cb(sample_tick_limit, &qpiu_tick_limit_ops, NULL, 0444);
+MODULE_PARM_DESC(sample_tick_limit,
+		 "Sampling: perf's limit of samples per event per tick, as the driver last read it (kernel.perf_event_max_sample_rate / HZ); samples are paced to stay below it");
+
+/*
+ * The most samples offered perf in one interrupt of a CPU, over the box
+ * timer callbacks, del()s and stop()s it runs: one more than perf's default
+ * limit of a tick, enough for perf to throttle an event at that limit in
+ * one call.  Per CPU, not per box: a socket's boxes share a reader CPU,
+ * whose tick timers restart their box timers together, and a rotation
+ * del()s the events of every box in one callback.
  * perf stops a hand-over once it throttles, but the limit is a sysctl
  * (kernel.perf_event_max_sample_rate) with no upper bound: raised, perf
  * would take a whole backlog, counters x periods, with interrupts off.
@@ -87,6 +230,39 @@ MODULE_PARM_DESC(sample_poll_us,
  * later; del() and stop() drop it (qpiu_take_due_last()).
  */
 #define QPIU_CALL_SAMPLES	(DIV_ROUND_UP(100000, HZ) + 1)
+
+/*
+ * The samples taken for perf in the current interrupt of this CPU: reset
+ * by a hard irq_work queued with the first, which runs once the interrupt
+ * (or the section with interrupts off) is over.
+ */
+static DEFINE_PER_CPU(unsigned int, qpiu_cpu_taken);
+
+static void qpiu_cpu_taken_reset(struct irq_work *work)
+{
+	this_cpu_write(qpiu_cpu_taken, 0);
+}
+
+static DEFINE_PER_CPU(struct irq_work, qpiu_cpu_taken_work);
+
+/* What this CPU may still take in this interrupt; interrupts off. */
+static u64 qpiu_cpu_room(void)
+{
+	unsigned int taken = this_cpu_read(qpiu_cpu_taken);
+
+	return taken < QPIU_CALL_SAMPLES ? QPIU_CALL_SAMPLES - taken : 0;
+}
+
+/* @n samples taken on this CPU in this interrupt; interrupts off. */
+static void qpiu_cpu_take(u64 n)
+{
+	if (!n)
+		return;
+	if (!this_cpu_read(qpiu_cpu_taken))
+		qpiu_irq_work_queue_hard(this_cpu_ptr(&qpiu_cpu_taken_work),
+					 qpiu_cpu_taken_reset);
+	this_cpu_add(qpiu_cpu_taken, n);
+}
 
 static u64 qpiu_poll_ns(void)
 {
@@ -130,9 +306,9 @@ bool qpiu_take_due(struct perf_event *event, struct qpiu_due *due, u64 max)
 /*
  * del() and stop(): the event leaves its counter, or its period changes
  * (PERF_EVENT_IOC_PERIOD, after which perf resets hw.period_left), so its
- * periods cannot be carried to a later look.  At most QPIU_CALL_SAMPLES
- * of them go to @due; the rest are dropped, as perf at its default limit
- * would drop them, throttled.
+ * periods cannot be carried to a later look.  At most what this CPU may
+ * still offer in this interrupt (QPIU_CALL_SAMPLES) go to @due; the rest
+ * are dropped, as perf at its default limit would drop them, throttled.
  */
 bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
 			bool keep)
@@ -143,8 +319,13 @@ bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
 		qpiu_take_due(event, &rest, U64_MAX);
 		return false;
 	}
-	if (!qpiu_take_due(event, due, QPIU_CALL_SAMPLES))
+	if (!qpiu_take_due(event, due, qpiu_cpu_room())) {
+		/* none taken (no room left): drop them all */
+		if (event->hw.state & QPIU_HES_DUE)
+			qpiu_take_due(event, &rest, U64_MAX);
 		return false;
+	}
+	qpiu_cpu_take(due->n);
 	if (event->hw.state & QPIU_HES_DUE)
 		qpiu_take_due(event, &rest, U64_MAX);
 	return true;
@@ -160,17 +341,19 @@ bool qpiu_take_due_last(struct perf_event *event, struct qpiu_due *due,
  * perf reads them through pmu->read() as it writes the sample, after the
  * re-arm.  @seen gets each sampling counter's hw.period_left before any
  * period is taken, @stopped the counters disabled, @paced the entries of
- * @due that are paced to perf's count of a tick.  Returns the number of
+ * @due that are paced to perf's count of a tick; @resched is set when a
+ * foreign write was found (qpiu_foreign_look()).  Returns the number of
  * entries in @due.
  */
 static unsigned int qpiu_box_collect(struct qpiu_box *box,
 				     struct qpiu_due *due, s64 *seen,
-				     u32 *stopped, u32 *paced)
+				     u32 *stopped, u32 *paced, bool *resched)
 {
 	const struct qpiu_box_desc *desc = box->pmu->desc;
 	unsigned int i, nr = 0;
 	u32 status = 0, armed = 0, carried = 0;
-	u64 budget = QPIU_LOOK_SAMPLES, call = QPIU_CALL_SAMPLES, max;
+	u64 room = qpiu_cpu_room(), call = room, max;
+	u64 pace_max = qpiu_pace_max();
 	bool any = false, pace;
 
 	*stopped = 0;
@@ -195,6 +378,8 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		if (!qpiu_running(event) || !is_sampling_event(event) ||
 		    seen[i] > 0 || event->oncpu != smp_processor_id())
 			continue;
+		/* a foreign write, before the re-arm writes over it */
+		*resched |= qpiu_foreign_look(box, i);
 		qpiu_box_disable_counter(box, i, event->hw.config);
 		*stopped |= BIT(i);
 		/* what it counted since the first read */
@@ -234,24 +419,25 @@ static unsigned int qpiu_box_collect(struct qpiu_box *box,
 		left = local64_read(&event->hw.period_left);
 		/*
 		 * Throttled: perf drops them all until its next tick.  Past
-		 * QPIU_PACE_MAX: perf throttles them after its limit of a
+		 * qpiu_pace_max(): perf throttles them after its limit of a
 		 * tick.  Nothing to pace either way; but at most
 		 * QPIU_CALL_SAMPLES in this callback, the rest carried.
 		 */
 		pace = !qpiu_sample_throttled(event) &&
 		       !(event->hw.last_period &&
-			 (u64)-left / event->hw.last_period >= QPIU_PACE_MAX);
-		max = pace ? (box->tick_wait ? 0 : min(budget, call)) : call;
+			 (u64)-left / event->hw.last_period >= pace_max);
+		max = !pace ? call : (box->tick_wait & BIT(i)) ? 0 :
+		      min_t(u64, QPIU_LOOK_SAMPLES, call);
 		if (qpiu_take_due(event, &due[nr], max)) {
 			call -= due[nr].n;
-			if (pace) {
-				budget -= due[nr].n;
+			if (pace)
 				*paced |= BIT(nr);
-			}
 			nr++;
 		}
 		box->carried |= !!(event->hw.state & QPIU_HES_DUE);
 	}
+	qpiu_cpu_take(room - call);
+	box->cpu_full = box->carried && !call;
 	return nr;
 }
 
@@ -291,7 +477,7 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 {
 	u64 poll = qpiu_poll_ns(), cap = max_t(u64, poll, QPIU_LOOK_MAX_NS);
 	u64 gap = now - box->look_ns, next = U64_MAX;
-	bool moved = false, unknown = false;
+	bool moved = false, unknown = false, now_due = false;
 	unsigned int i;
 
 	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
@@ -303,6 +489,9 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 			continue;
 		}
 		left = local64_read(&event->hw.period_left);
+		/* carried, and not waiting for the tick timer's next run */
+		now_due |= (event->hw.state & QPIU_HES_DUE) &&
+			   !(box->tick_wait & BIT(i));
 		if (box->look_ev[i] != event) {
 			unknown = true;
 		} else if (seen[i] < box->look_left[i]) {
@@ -320,9 +509,13 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 		box->look_left[i] = left;
 	}
 	box->look_ns = now;
-	/* perf's count of the tick is spent: qpiu_box_tick() restarts */
+	/*
+	 * perf's count of the tick is spent, or this CPU's bound: in the
+	 * same interrupt a look 20 us later would find no room, so
+	 * qpiu_box_tick() restarts
+	 */
 	if (box->carried)
-		return box->tick_wait ? TICK_NSEC : QPIU_CARRY_NS;
+		return now_due && !box->cpu_full ? QPIU_CARRY_NS : TICK_NSEC;
 	if (moved)
 		next = clamp(next + poll / 4, poll, cap);
 	else if (unknown)
@@ -336,7 +529,7 @@ static u64 qpiu_box_plan(struct qpiu_box *box, u64 now, const s64 *seen)
 /*
  * The timer runs in a tick of the reader CPU, mostly after perf started
  * its count of samples afresh and lifted throttles (but see
- * QPIU_TICK_LIMIT): the box may offer paced samples again, as many as
+ * qpiu_tick_limit()): the box may offer paced samples again, as many as
  * perf's count allows, and takes what it carries over now.
  */
 static void qpiu_box_tick(struct timer_list *t)
@@ -345,7 +538,7 @@ static void qpiu_box_tick(struct timer_list *t)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&box->lock, flags);
-	box->tick_wait = false;
+	box->tick_wait = 0;
 	if (box->carried && box->n_sampling && !box->dead &&
 	    box->cpu == smp_processor_id())
 		hrtimer_start(&box->hrtimer, 0, HRTIMER_MODE_REL_PINNED_HARD);
@@ -392,8 +585,10 @@ static void qpiu_box_drop_carried(struct qpiu_box *box)
 	for (i = 0; i < box->pmu->desc->nr_ctrs; i++) {
 		struct perf_event *event = box->events[i];
 
+		/* not one perf has on another CPU (QPIU_HWF_DELIVER) */
 		if (event && is_sampling_event(event) &&
 		    qpiu_sample_throttled(event) &&
+		    !(event->hw.flags & QPIU_HWF_DELIVER) &&
 		    (event->hw.state & QPIU_HES_DUE) &&
 		    qpiu_take_due(event, &due, U64_MAX))
 			/* the counter is armed for the boundary after them */
@@ -424,7 +619,7 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 	if (!interval)
 		return U64_MAX;
 	if (now >= box->check_next) {
-		*resched = qpiu_foreign_check(box);
+		*resched |= qpiu_foreign_check(box);
 		box->check_next = now + interval;
 	}
 	return box->check_next - now;
@@ -432,7 +627,7 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 
 /*
  * Offer the samples of a paced event, as many as perf takes in its current
- * tick without throttling (QPIU_TICK_LIMIT): one first, after which
+ * tick without throttling (qpiu_tick_limit()): one first, after which
  * hw.interrupts is perf's count of the event's samples in this tick of
  * the CPU, that one included; then fewer than the limit in all, since the
  * sample that brings the count to it throttles.  Leaves in @due->n the
@@ -443,19 +638,26 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 static unsigned int qpiu_emit_paced(struct qpiu_due *due)
 {
 	struct perf_event *event = due->event;
-	unsigned int offered;
+	unsigned int offered, limit;
 	u64 count, room;
 
 	offered = qpiu_sample_emit(event, due->period, 1);
 	due->n--;
 	if (!due->n)
 		return offered;
-	if (qpiu_sample_throttled(event)) {
+	/*
+	 * perf said stop: throttled, or at its PERF_EVENT_IOC_REFRESH limit,
+	 * where qpiu_sample_stop() stopped the event.  perf disables it only
+	 * later, from irq_work, and writes whatever is offered meanwhile: its
+	 * limit, now 0, is checked no more.
+	 */
+	if (qpiu_sample_throttled(event) || !qpiu_running(event)) {
 		due->n = 0;
 		return offered;
 	}
 	count = READ_ONCE(event->hw.interrupts);
-	room = count < QPIU_TICK_LIMIT - 1 ? QPIU_TICK_LIMIT - 1 - count : 0;
+	limit = qpiu_tick_limit();
+	room = count < limit - 1 ? limit - 1 - count : 0;
 	room = min(room, due->n);
 	if (room)
 		offered += qpiu_sample_emit(event, due->period, room);
@@ -497,6 +699,7 @@ static unsigned int qpiu_box_carry_back(struct qpiu_box *box,
 			continue;
 		local64_sub(k, &hwc->period_left);
 		hwc->state |= QPIU_HES_DUE;
+		box->tick_wait |= BIT(hwc->idx);
 		if (box->look_ev[hwc->idx] == event)
 			box->look_left[hwc->idx] -= k;
 		due[i].n = 0;
@@ -504,7 +707,6 @@ static unsigned int qpiu_box_carry_back(struct qpiu_box *box,
 	}
 	if (back) {
 		box->carried = true;
-		box->tick_wait = true;
 		qpiu_box_want_tick(box);
 	}
 	raw_spin_unlock_irqrestore(&box->lock, flags);
@@ -534,11 +736,16 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	}
 	next = box->fold_ns;
 	if (box->n_sampling) {
-		nr = qpiu_box_collect(box, due, seen, &stopped, &paced);
+		nr = qpiu_box_collect(box, due, seen, &stopped, &paced,
+				      &resched);
 		qpiu_box_rearm(box, due, nr, stopped);
 		next = qpiu_box_plan(box, now, seen);
 		if (nr || box->carried || qpiu_box_throttled(box))
 			qpiu_box_want_tick(box);
+		/* under box->lock: see qpiu_look_sampling_gone() */
+		qpiu_look_limit_fresh(nr || box->carried ?
+				      QPIU_LIMIT_FRESH_BUSY :
+				      QPIU_LIMIT_FRESH_IDLE);
 	}
 	if (now >= box->fold_next) {
 		qpiu_box_fold(box);
@@ -589,7 +796,7 @@ void qpiu_look_sampling_started(struct qpiu_box *box)
 	if (!box->tick_timer_ready) {
 		timer_setup(&box->tick_timer, qpiu_box_tick, TIMER_PINNED);
 		box->tick_timer_ready = true;
-		box->tick_wait = false;
+		box->tick_wait = 0;
 	}
 	box->look_gap = 0;
 }
@@ -601,6 +808,27 @@ void qpiu_look_sampling_started(struct qpiu_box *box)
  */
 void qpiu_look_sampling_gone(struct qpiu_box *box)
 {
+	int cpu;
+
 	if (READ_ONCE(box->tick_timer_ready))
 		qpiu_timer_delete_sync(&box->tick_timer);
+	/*
+	 * A box timer queues the read of perf's limit under box->lock only
+	 * while the box has sampling events, and perf's del() took this one
+	 * off under it: once the module's last sampling event is gone,
+	 * nothing queues it again before rmmod, nor creates the dummy event
+	 * released here.
+	 */
+	cancel_work_sync(&qpiu_limit_work);
+	/* the next read creates it again, if sampling events remain */
+	mutex_lock(&qpiu_limit_mutex);
+	if (qpiu_limit_ev)
+		perf_event_release_kernel(qpiu_limit_ev);
+	qpiu_limit_ev = NULL;
+	mutex_unlock(&qpiu_limit_mutex);
+	/* nor the reset of a CPU's bound (QPIU_CALL_SAMPLES) */
+	for_each_possible_cpu(cpu)
+		if (per_cpu_ptr(&qpiu_cpu_taken_work, cpu)->func)
+			irq_work_sync(per_cpu_ptr(&qpiu_cpu_taken_work, cpu));
+	qpiu_test_offered_sync();
 }

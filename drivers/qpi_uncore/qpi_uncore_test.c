@@ -7,10 +7,12 @@
  */
 #include <linux/atomic.h>
 #include <linux/delay.h>
+#include <linux/irq_work.h>
 #include <linux/moduleparam.h>
 #include <linux/smp.h>
 
 #include "qpi_uncore.h"
+#include "qpi_uncore_compat.h"
 
 /*
  * How long an event's destroy() sleeps after the event is no longer
@@ -199,10 +201,28 @@ module_param_named(test_offered_del_max, qpiu_test_offered_del, uint, 0644);
 MODULE_PARM_DESC(test_offered_del_max,
 		 "test builds: the most samples offered in one del() or stop()");
 
-void qpiu_test_offered(bool last, unsigned int n)
+/*
+ * And the most offered in one interrupt of a CPU, over every callback of
+ * the look and every del() and stop() it ran: summed per CPU until a hard
+ * irq_work queued with the first runs, once the interrupt (or the section
+ * with interrupts off) is over.
+ */
+static unsigned int qpiu_test_offered_irq;
+module_param_named(test_offered_irq_max, qpiu_test_offered_irq, uint, 0644);
+MODULE_PARM_DESC(test_offered_irq_max,
+		 "test builds: the most samples offered in one interrupt of a CPU");
+
+static DEFINE_PER_CPU(unsigned int, qpiu_test_irq_sum);
+
+static void qpiu_test_irq_end(struct irq_work *work)
 {
-	unsigned int *max = last ? &qpiu_test_offered_del :
-			    &qpiu_test_offered_look;
+	this_cpu_write(qpiu_test_irq_sum, 0);
+}
+
+static DEFINE_PER_CPU(struct irq_work, qpiu_test_irq_work);
+
+static void qpiu_test_keep_max(unsigned int *max, unsigned int n)
+{
 	unsigned int old = READ_ONCE(*max);
 
 	/* readers of different sockets may race: keep the larger */
@@ -213,4 +233,49 @@ void qpiu_test_offered(bool last, unsigned int n)
 			break;
 		old = seen;
 	}
+}
+
+void qpiu_test_offered(bool last, unsigned int n)
+{
+	unsigned long flags;
+
+	qpiu_test_keep_max(last ? &qpiu_test_offered_del :
+			   &qpiu_test_offered_look, n);
+	if (!n)
+		return;
+	local_irq_save(flags);
+	if (!this_cpu_read(qpiu_test_irq_sum))
+		qpiu_irq_work_queue_hard(this_cpu_ptr(&qpiu_test_irq_work),
+					 qpiu_test_irq_end);
+	this_cpu_add(qpiu_test_irq_sum, n);
+	qpiu_test_keep_max(&qpiu_test_offered_irq,
+			   this_cpu_read(qpiu_test_irq_sum));
+	local_irq_restore(flags);
+}
+
+/* No irq_work of the hooks left queued (the module's last sampling event). */
+void qpiu_test_offered_sync(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		if (per_cpu_ptr(&qpiu_test_irq_work, cpu)->func)
+			irq_work_sync(per_cpu_ptr(&qpiu_test_irq_work, cpu));
+}
+
+/*
+ * Read-backs of counter controls that checked a running counter
+ * (qpi_uncore_foreign.c): an episode of foreign writes ends at one that
+ * finds every control as written, so a test waits for two more of them
+ * before the next foreign write, to make that write a new episode.
+ */
+static atomic_t qpiu_test_foreign_checks = ATOMIC_INIT(0);
+module_param_cb(test_foreign_checks, &qpiu_test_atomic_ops,
+		&qpiu_test_foreign_checks, 0444);
+MODULE_PARM_DESC(test_foreign_checks,
+		 "test builds: read-backs of counter controls that checked a running counter");
+
+void qpiu_test_foreign_checked(void)
+{
+	atomic_inc(&qpiu_test_foreign_checks);
 }
