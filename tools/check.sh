@@ -448,6 +448,10 @@ EOF
 # qpisim_links.sh run).  prometheus: qpistat --listen scraped by a real
 # Prometheus on host loopback, the rules.
 plan
+# The guests copy the selftest helpers and qpistat from the tree (run-vm
+# --no-build): built before lane 2's first guest boots, not by the build
+# stage, which comes after the host tests
+make -C "$repo" tools WERROR=1 > "$out/tools.log" 2>&1
 lanes
 export QPI_KVER=${QPI_KVER:-$(tools/vm/kver.sh)}
 # the counting-only build of route_builds, loaded by qpi_uncore_sample.sh
