@@ -378,7 +378,10 @@ t_end
 # perf disables the event only from irq_work, after the box timer's
 # callback, so until then a sample offered is written (the limit, 0, is
 # no longer checked).  Nothing may be offered after that first sample.
-# Again after a second REFRESH 1.  With and without PERF_SAMPLE_PERIOD.
+# Again after a second REFRESH 1, once perf has switched the event off
+# (waitoff): a REFRESH before that late disable would be undone by it (on
+# 7.3 under load the second burst then went uncounted).  With and without
+# PERF_SAMPLE_PERIOD.
 t_begin "refresh_1_with_a_burst_gives_exactly_1_sample"
 qperf <<EOF2
 open p uncore_qpi_1 0x14 socket=1 period=1000 stype=0x100 single disabled
@@ -390,6 +393,8 @@ refresh q 1
 inject event socket=1 box=qpi1 event=0x14 count=20000
 waitsamples p 1 10
 waitsamples q 1 10
+waitoff p 10
+waitoff q 10
 refresh p 1
 refresh q 1
 inject event socket=1 box=qpi1 event=0x14 count=20000
@@ -402,6 +407,8 @@ read p
 read q
 EOF2
 for e in p q; do
+	# perf switched it off after its one sample, before the second REFRESH
+	expect_eq "$e: after the first sample" "$(echo "$QOUT" | awk -v n=$e '$1 == n && ($2 == "off" || $2 == "on")')" "$e off"
 	expect_num "$e: samples, REFRESH 1 twice" "$(sfield $e samples)" 2
 	expect_num "$e: count (two bursts)" "$(val $e)" 40000
 done

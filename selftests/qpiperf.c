@@ -27,6 +27,13 @@
  *                      a hang, not a measurement), then prints as samples
  *                      with " waited_us=W" added: how long it waited, a
  *                      figure to print, never to assert
+ *   waitoff NAME [SECS]
+ *                      waits until perf has switched NAME off (its enabled
+ *                      time stands still between two reads 10 ms apart),
+ *                      e.g. after the sample that used up a REFRESH: perf
+ *                      disables the event later, from irq_work, and a
+ *                      REFRESH before that would be undone by it.  Prints
+ *                      "NAME off" or, after SECS (default 60), "NAME on"
  *   watch NAME CPU     a child process on CPU reads NAME (read(2), the group
  *                      read for a leader) in a loop until unwatch, checking
  *                      that no value ever decreases
@@ -416,6 +423,45 @@ static void cmd_waitsamples(char *args)
 	print_samples(name, e, waited);
 }
 
+/* @e's enabled time: the second word of either read format */
+static int enabled_ns(const struct ev *e, uint64_t *ns)
+{
+	uint64_t buf[3 + 2 * MAX_EVENTS];
+
+	if (read(e->fd, buf, sizeof(buf)) < (ssize_t)(2 * sizeof(buf[0])))
+		return -1;
+	*ns = buf[1];
+	return 0;
+}
+
+static void cmd_waitoff(char *args)
+{
+	char *name = strtok(args, " "), *secs = strtok(NULL, " ");
+	long polls = (secs ? atol(secs) : 60) * 100;
+	uint64_t before, after;
+	struct ev *e;
+
+	if (!name) {
+		printf("? usage: waitoff NAME [SECS]\n");
+		return;
+	}
+	e = find(name);
+	if (!e)
+		return;
+	while (polls-- > 0) {
+		if (enabled_ns(e, &before))
+			break;
+		usleep(10000);
+		if (enabled_ns(e, &after))
+			break;
+		if (after == before) {
+			printf("%s off\n", name);
+			return;
+		}
+	}
+	printf("%s on\n", name);
+}
+
 /*
  * The watcher: every value a read returns (each member's, for a group
  * read) must be at least the one the read before returned.
@@ -539,6 +585,8 @@ int main(void)
 			cmd_samples(rest);
 		} else if (!strcmp(cmd, "waitsamples")) {
 			cmd_waitsamples(rest);
+		} else if (!strcmp(cmd, "waitoff")) {
+			cmd_waitoff(rest);
 		} else if (!strcmp(cmd, "watch")) {
 			cmd_watch(rest);
 		} else if (!strcmp(cmd, "unwatch")) {
