@@ -71,6 +71,19 @@ EOT
 		done
 		echo "==================================  ============"
 		echo
+		echo "Throttles, qpi_uncore only (perf record -c 1000, perf's limit lowered to twice the rate and pinned):"
+		echo
+		echo "==================================  ============"
+		echo "measure                             qpi_uncore"
+		echo "==================================  ============"
+		for r in 1000 10000; do
+			for k in throttle_limit throttle_samples_per_s throttle_missing \
+				 throttle_records throttle_lost_records; do
+				printf '%-34s  %12s\n' "${k}_$r" "$(val "$f" qpi_uncore "${k}_$r")"
+			done
+		done
+		echo "==================================  ============"
+		echo
 		echo "Foreign writers, qpi_uncore only (the control read-back, 14 counters on 8 boxes, idle):"
 		echo
 		echo "==================================  ============"

@@ -36,9 +36,45 @@ sampling()
 	b2=$(busy); sampled=$(total)
 	n=$(perf script -i /tmp/brec -F cpu 2> /dev/null | grep -c .)
 	echo "BENCH samples=$n"
-	echo "BENCH accesses_per_sample=$(( (sampled - counted) / (n ? n : 1) ))"
+	echo "BENCH accesses_per_sample=$(awk -v a="$sampled" -v c="$counted" -v n="$n" 'BEGIN { printf "%.2f", n ? (a - c) / n : 0 }')"
 	echo "BENCH busy_ms_counting=$(( (b1 - b0) * 10 ))"
 	echo "BENCH busy_ms_sampling=$(( (b2 - b1) * 10 ))"
+}
+
+# Samples lost to perf's throttle (qpi_uncore only), with perf's limit
+# lowered: kernel.perf_event_max_sample_rate at twice the rate sampled and
+# kept there (perf_cpu_time_max_percent 0, so perf lowers it no further,
+# the way the selftests pin it).  The traffic above, 500 injections 10 ms
+# apart sampled every 1000: 10000 clockticks each (about 1000 samples/s,
+# rate 2000: 8 samples an event a tick at HZ 250, so each burst of 10
+# periods must be spread over two ticks) and 100000 (about 10000
+# samples/s, rate 20000: 80 a tick, bursts of 100).  Reported: the
+# periods with no sample, perf's THROTTLE records, its LOST records (its
+# ring buffer, not the driver) and the samples a second of the run.
+uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+throttle_loss()
+{
+	pct=/proc/sys/kernel/perf_cpu_time_max_percent
+	rate=/proc/sys/kernel/perf_event_max_sample_rate
+	old_pct=$(cat $pct); old_rate=$(cat $rate)
+	echo 25 > $pct; echo "$3" > $rate; echo 0 > $pct
+	sed "s/count=10000/count=$2/" /tmp/traffic.sh > /tmp/traffic_t.sh
+	t0=$(uptime_ms)
+	perf record -q -a -c 1000 -m 1024 -e uncore_qpi_0/clockticks/ -o /tmp/bthr -- sh /tmp/traffic_t.sh > /dev/null 2>&1
+	t1=$(uptime_ms)
+	n=$(perf script -i /tmp/bthr -F cpu 2> /dev/null | grep -c .)
+	perf report -D -i /tmp/bthr 2> /dev/null > /tmp/bthr.d
+	echo "BENCH throttle_limit_$1=$(cat $rate)"
+	echo 25 > $pct; echo "$old_rate" > $rate; echo "$old_pct" > $pct
+	echo "BENCH throttle_missing_$1=$(( 500 * $2 / 1000 - n ))"
+	echo "BENCH throttle_records_$1=$(grep -c 'PERF_RECORD_THROTTLE' /tmp/bthr.d)"
+	echo "BENCH throttle_lost_records_$1=$(grep -c 'PERF_RECORD_LOST' /tmp/bthr.d)"
+	echo "BENCH throttle_samples_per_s_$1=$(( n * 1000 / (t1 > t0 ? t1 - t0 : 1) ))"
+}
+throttle_cost()
+{
+	throttle_loss 1000 10000 2000
+	throttle_loss 10000 100000 20000
 }
 
 # What sampling costs a counting event of the same box: traffic arriving at
@@ -199,7 +235,7 @@ for driver in qpi_uncore intel_uncore; do
 	qpibench latency 100000 | sed 's/^/BENCH /'
 	# shellcheck disable=SC2086
 	qpibench stime perf stat -a -I 10 $EVS sleep 10 2>/dev/null | grep time_ms | sed 's/^/BENCH /'
-	[ $driver = qpi_uncore ] && sampling && freeze_cost && pace_cost && foreign_cost &&
-		mark_cost
+	[ $driver = qpi_uncore ] && sampling && throttle_cost && freeze_cost &&
+		pace_cost && foreign_cost && mark_cost
 	if [ $driver = qpi_uncore ]; then rmmod qpi_uncore; else rmmod intel_uncore; fi
 done
