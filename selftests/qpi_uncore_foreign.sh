@@ -10,7 +10,7 @@
 # foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 12
+ktap_plan 13
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
@@ -36,7 +36,8 @@ if [ ! -f "$BUSY" ]; then
 		foreign_writes_event_rules perf_stat_shows_the_mark \
 		pinned_group_member_not_refused \
 		foreign_writes_kept_across_unthrottle \
-		each_poke_of_a_sampling_counter_seen; do
+		each_poke_of_a_sampling_counter_seen \
+		read_back_on_another_cpu_leaves_a_delivery_alone; do
 		t_skip "$t" "qpi_uncore built without QPIU_TEST_HOOKS (test_resched_busy)"
 	done
 	ktap_finish
@@ -408,6 +409,46 @@ EOT
 echo "$QOUT" | grep '^poke' | sed 's/^/# /'
 expect_eq "five episodes" "$(fw uncore_qpi_0)" 5
 expect_num "five log lines" "$(dmesg_since_mark | grep -c "uncore_qpi_0: socket 0: counter [0-3] control is 0x00400114, expected 0x00400014 (1 counter): $MSG")" 5
+t_end
+
+# The box timer's callback can run on another CPU than the reader of the
+# events it looks at (an hrtimer keeps its CPU while its callback runs, and
+# through a reader change), and its read-back must then leave alone an
+# event the reader is handing to perf (QPIU_HWF_DELIVER), whose period
+# state perf has for the call: a stop and start there would fold nothing
+# and write the counter again, losing what it counted meanwhile.  The test
+# hook has another CPU, while the reader hands the first sample of a burst
+# to perf, write a foreign control into the sampling counter, move the
+# counter by one period (traffic arriving meanwhile) and run the box
+# timer's callback with its read-back due.  Ten periods in all, each one
+# sampled, and the foreign write seen once, by the reader's next look.
+ELSE=/sys/module/qpi_uncore/parameters/test_elsewhere
+t_begin "read_back_on_another_cpu_leaves_a_delivery_alone"
+qpiu_unload
+expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
+dmesg_mark
+qperf <<EOT
+open s uncore_qpi_0 0x14 socket=0 period=1000 pinned
+mmap s
+sh echo 1000 > ${ELSE}_events
+sh echo 0x400114 > ${ELSE}_ctl
+inject event socket=0 box=qpi0 event=0x14 count=5000
+$(wait_for "[ \$((\$(cat ${ELSE}_ran) + \$(cat ${ELSE}_missed))) -ge 1 ]")
+$(wait_for "[ \$(cat $PMUS/uncore_qpi_0/$FW) -ge 1 ]")
+$(wait_for "[ \$($QPICFG $Q0 rd $CTL0) = 0x00400014 ]")
+inject event socket=0 box=qpi0 event=0x14 count=4000
+waitsamples s 10 20
+read s
+EOT
+echo "$QOUT" | grep '^s samples=' | sed 's/^/# /'
+expect_num "another CPU's callback with the event in perf's hands" "$(cat ${ELSE}_ran)" 1
+expect_num "and none that missed it" "$(cat ${ELSE}_missed)" 0
+expect_eq "count" "$(val s)" 10000
+expect_eq "samples" "$(echo "$QOUT" | grep '^s samples=' | tail -n 1 | sed 's/^s samples=\([0-9]*\).*/\1/')" 10
+expect_eq "throttle records" "$(echo "$QOUT" | grep '^s samples=' | tail -n 1 | sed 's/.* throttle=\([0-9]*\).*/\1/')" 0
+expect_eq "one episode" "$(fw uncore_qpi_0)" 1
+expect_num "one log line" "$(dmesg_since_mark | grep -c "uncore_qpi_0: socket 0: counter [0-3] control is 0x00400114, expected 0x00400014 (1 counter): $MSG")" 1
+expect_num "no BOX_STATUS complaint" "$(dmesg_since_mark | grep -c 'BOX_STATUS')" 0
 t_end
 
 qpiu_unload

@@ -294,6 +294,9 @@ void qpiu_test_deliver_window(void);
 void qpiu_test_offered(bool last, unsigned int n);
 void qpiu_test_foreign_checked(void);
 void qpiu_test_offered_sync(void);
+u32 qpiu_test_elsewhere_take(void);
+u64 qpiu_test_elsewhere_events(void);
+void qpiu_test_elsewhere_ran(bool hit);
 #else
 static inline void qpiu_test_destroy_delay(void) { }
 static inline void qpiu_test_retire_delay(void) { }

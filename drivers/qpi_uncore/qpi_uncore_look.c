@@ -8,7 +8,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/smp.h>
 #include <linux/sysfs.h>
 
 #include "qpi_uncore.h"
@@ -718,9 +720,97 @@ static unsigned int qpiu_box_carry_back(struct qpiu_box *box,
 	return offered;
 }
 
-enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
+#ifdef QPIU_TEST_HOOKS
+static u64 qpiu_box_look(struct qpiu_box *box);
+
+/*
+ * Test builds: the box timer's callback run on another CPU than the
+ * reader while the reader hands an event to perf, as when the hrtimer
+ * stayed on the old reader through a reader change (an hrtimer keeps its
+ * CPU while its callback runs), with a foreign tool writing the event's
+ * counter control and traffic moving the counter meanwhile, so that the
+ * read-back finds it then (qpi_uncore_test.c, test_elsewhere_ctl).  One
+ * at a time: the reader's delivery waits for it
+ * (qpiu_test_deliver_window()).  An IPI: no irq_work can be queued on
+ * another CPU from a module.
+ */
+static struct {
+	call_single_data_t csd;
+	struct qpiu_box *box;
+	struct perf_event *event;
+	u32 ctl;
+} qpiu_elsewhere;
+
+static void qpiu_look_elsewhere_fn(void *info)
 {
-	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
+	struct qpiu_box *box = qpiu_elsewhere.box;
+	struct perf_event *event = qpiu_elsewhere.event;
+	unsigned int us, idx;
+	unsigned long flags;
+	u64 val;
+
+	/* until the reader has handed the event to perf: at most a second */
+	for (us = 0; us < USEC_PER_SEC; us += 5) {
+		raw_spin_lock_irqsave(&box->lock, flags);
+		if (event->hw.flags & QPIU_HWF_DELIVER)
+			break;
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+		udelay(5);
+	}
+	if (us >= USEC_PER_SEC) {
+		qpiu_test_elsewhere_ran(false);
+		return;
+	}
+	idx = event->hw.idx;
+	if (!box->dead && event->hw.idx >= 0 && box->events[idx] == event) {
+		qpiu_box_enable_counter(box, idx, qpiu_elsewhere.ctl);
+		if (!qpiu_box_read_counter(box, idx, &val))
+			qpiu_box_write_counter(box, idx,
+					       (val + qpiu_test_elsewhere_events()) &
+					       (BIT_ULL(box->pmu->desc->width) - 1));
+	}
+	/* the read-back is due in this callback */
+	box->check_next = 0;
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+	qpiu_box_look(box);
+	qpiu_test_elsewhere_ran(true);
+}
+
+/* Before the box timer hands @event to perf: the hook, if armed. */
+static void qpiu_look_elsewhere(struct qpiu_box *box, struct perf_event *event)
+{
+	unsigned int cpu;
+	u32 ctl;
+
+	ctl = qpiu_test_elsewhere_take();
+	if (!ctl)
+		return;
+	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	qpiu_elsewhere.box = box;
+	qpiu_elsewhere.event = event;
+	qpiu_elsewhere.ctl = ctl;
+	qpiu_elsewhere.csd.func = qpiu_look_elsewhere_fn;
+	qpiu_elsewhere.csd.info = NULL;
+	if (cpu >= nr_cpu_ids ||
+	    smp_call_function_single_async(cpu, &qpiu_elsewhere.csd))
+		qpiu_test_elsewhere_ran(false);
+}
+#else
+static inline void qpiu_look_elsewhere(struct qpiu_box *box,
+				       struct perf_event *event)
+{
+}
+#endif
+
+/*
+ * The box timer's work: a sampling look, a fold, a read-back, whichever
+ * is due.  Returns the time to the next, U64_MAX when the box has no
+ * running event left.  Runs on the CPU the box's hrtimer is on, which is
+ * not always the reader of the events it looks at (see
+ * qpiu_look_elsewhere()).
+ */
+static u64 qpiu_box_look(struct qpiu_box *box)
+{
 	struct qpiu_due due[UNC_MAX_CTRS];
 	s64 seen[UNC_MAX_CTRS];
 	unsigned int nr = 0, i, offered = 0;
@@ -732,7 +822,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	raw_spin_lock_irqsave(&box->lock, flags);
 	if (!box->n_active || box->dead) {
 		raw_spin_unlock_irqrestore(&box->lock, flags);
-		return HRTIMER_NORESTART;
+		return U64_MAX;
 	}
 	next = box->fold_ns;
 	if (box->n_sampling) {
@@ -762,6 +852,7 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	 * members through pmu->read().
 	 */
 	for (i = 0; i < nr; i++) {
+		qpiu_look_elsewhere(box, due[i].event);
 		if (paced & BIT(i))
 			offered += qpiu_emit_paced(&due[i]);
 		else
@@ -774,6 +865,16 @@ enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
 	qpiu_test_offered(false, offered);
 	if (throttled)
 		qpiu_box_drop_carried(box);
+	return next;
+}
+
+enum hrtimer_restart qpiu_box_timer(struct hrtimer *hrtimer)
+{
+	struct qpiu_box *box = container_of(hrtimer, struct qpiu_box, hrtimer);
+	u64 next = qpiu_box_look(box);
+
+	if (next == U64_MAX)
+		return HRTIMER_NORESTART;
 	hrtimer_forward_now(hrtimer, ns_to_ktime(next));
 	return HRTIMER_RESTART;
 }

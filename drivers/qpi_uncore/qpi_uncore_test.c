@@ -171,12 +171,67 @@ void qpiu_test_read(const struct perf_event *event)
 		atomic_inc(&qpiu_test_reads_other);
 }
 
+/*
+ * The box timer's callback on another CPU than the reader, while the
+ * reader hands a sampling event to perf (qpi_uncore_look.c,
+ * qpiu_look_elsewhere()): a write of a control value arms it for the next
+ * sample the box timer offers.  That CPU then writes the value into the
+ * event's counter control (a foreign tool's write), moves the counter by
+ * test_elsewhere_events (traffic arriving meanwhile) and runs the box
+ * timer's callback, with the read-back due, while the delivery waits.
+ * Callbacks so run with the event in perf's hands (the test's proof that
+ * it hit the window), and those that did not find it so.
+ */
+static unsigned int qpiu_test_elsewhere_ctl;
+module_param_named(test_elsewhere_ctl, qpiu_test_elsewhere_ctl, uint, 0644);
+MODULE_PARM_DESC(test_elsewhere_ctl,
+		 "test builds: the next sample has another CPU write this counter control and run the box timer's callback");
+static unsigned int qpiu_test_elsewhere_ev;
+module_param_named(test_elsewhere_events, qpiu_test_elsewhere_ev, uint, 0644);
+MODULE_PARM_DESC(test_elsewhere_events,
+		 "test builds: and move the counter by this many events");
+
+static atomic_t qpiu_test_elsewhere_hit = ATOMIC_INIT(0);
+static atomic_t qpiu_test_elsewhere_miss = ATOMIC_INIT(0);
+static atomic_t qpiu_test_elsewhere_busy = ATOMIC_INIT(0);
+module_param_cb(test_elsewhere_ran, &qpiu_test_atomic_ops,
+		&qpiu_test_elsewhere_hit, 0444);
+module_param_cb(test_elsewhere_missed, &qpiu_test_atomic_ops,
+		&qpiu_test_elsewhere_miss, 0444);
+
+/* The control to write, once; 0: not armed. */
+u32 qpiu_test_elsewhere_take(void)
+{
+	u32 ctl = xchg(&qpiu_test_elsewhere_ctl, 0);
+
+	if (ctl)
+		atomic_set(&qpiu_test_elsewhere_busy, 1);
+	return ctl;
+}
+
+u64 qpiu_test_elsewhere_events(void)
+{
+	return READ_ONCE(qpiu_test_elsewhere_ev);
+}
+
+void qpiu_test_elsewhere_ran(bool hit)
+{
+	atomic_inc(hit ? &qpiu_test_elsewhere_hit : &qpiu_test_elsewhere_miss);
+	atomic_set(&qpiu_test_elsewhere_busy, 0);
+}
+
 /* hard interrupt context or interrupts off: a bounded busy wait */
 void qpiu_test_deliver_window(void)
 {
 	unsigned int ms = READ_ONCE(qpiu_test_deliver_ms), us = 0;
 	int reads = atomic_read(&qpiu_test_reads_other);
 
+	/* the other CPU's callback, which waits for no more than a second */
+	while (atomic_read(&qpiu_test_elsewhere_busy) && us < 2 * USEC_PER_SEC) {
+		udelay(5);
+		us += 5;
+	}
+	us = 0;
 	if (!ms)
 		return;
 	while (us < ms * USEC_PER_MSEC &&
