@@ -353,6 +353,15 @@ int qpiu_validate_group(const struct qpiu_pmu *qpmu, struct perf_event *event);
 extern const char *const qpiu_sample_route;
 bool qpiu_sample_throttled(const struct perf_event *event);
 unsigned int qpiu_sample_emit(struct perf_event *event, u64 period, u64 n);
+/*
+ * Whether perf checks the first sample of a call against its limit of a
+ * tick, and perf's count of @event's samples in the current tick of this
+ * CPU, where the route can know it (false: unknown).
+ */
+bool qpiu_sample_first_checked(void);
+bool qpiu_sample_tick_count(const struct perf_event *event, u64 *count);
+void qpiu_sample_prepare(void);
+void qpiu_sample_exit(void);
 
 /* qpi_uncore_foreign.c */
 /*

@@ -266,3 +266,21 @@ int qpiu_read_counter(qpiu_rd_fn rd, void *ctx, unsigned int off, u8 width,
 	}
 	return -EAGAIN;
 }
+
+/*
+ * perf counts an event's samples in a tick of its CPU (hw.interrupts: 1 at
+ * the first after the tick, +1 for each later one) and throttles at the
+ * sample it checks that brings the count to its limit of a tick,
+ * max_samples_per_tick (kernel/events/core.c, >= from 5.10 to 7.3).  So
+ * from @count, at most @limit - 1 - @count more go through.  @spare of them
+ * are kept back for a sample that perf checks before its count can be
+ * read again: on the perf_event_overflow route, the first sample of the
+ * next look when whether perf's tick came meanwhile is unknown.  A count
+ * at or past the limit (MAX_INTERRUPTS while throttled) leaves none.
+ */
+u64 qpiu_pace_room(u64 count, unsigned int limit, unsigned int spare)
+{
+	u64 most = limit > spare ? (u64)limit - 1 - spare : 0;
+
+	return count < most ? most - count : 0;
+}

@@ -93,6 +93,7 @@ int qpiu_assign(const u8 *masks, unsigned int n, unsigned int nr_ctrs,
 		const s8 *prefer, s8 *out);
 u64 qpiu_delta(u64 prev, u64 now, u8 width);
 u64 qpiu_fold_interval_ns(const struct qpiu_box_desc *d);
+u64 qpiu_pace_room(u64 count, unsigned int limit, unsigned int spare);
 
 /*
  * A 64-bit counter is two config dwords; qpiu_read_counter() returns a value

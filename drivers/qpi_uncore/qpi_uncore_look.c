@@ -629,20 +629,44 @@ static u64 qpiu_box_check_due(struct qpiu_box *box, u64 now, bool *resched)
 
 /*
  * Offer the samples of a paced event, as many as perf takes in its current
- * tick without throttling (qpiu_tick_limit()): one first, after which
- * hw.interrupts is perf's count of the event's samples in this tick of
- * the CPU, that one included; then fewer than the limit in all, since the
- * sample that brings the count to it throttles.  Leaves in @due->n the
- * periods not offered, for qpiu_box_carry_back(); none if perf throttles
- * the event, which drops them and accounts for them in its THROTTLE
- * record.  Returns the samples offered.
+ * tick without throttling (qpiu_tick_limit(), qpiu_pace_room()).  Leaves
+ * in @due->n the periods not offered, for qpiu_box_carry_back(); none if
+ * perf throttled or stopped the event, which drops them (a THROTTLE record
+ * accounts for them).  Returns the samples offered.
+ *
+ * On the perf_tp_event route perf checks no first sample of a call: one
+ * goes first, after which hw.interrupts is perf's count of this tick, that
+ * one included, and the rest keep it below the limit.  On the
+ * perf_event_overflow route perf checks every sample, the first too: a
+ * look that finds the count at the limit minus one, with perf's tick
+ * still to come, must offer none.  There the route tells whether the count
+ * is this tick's (qpiu_sample_tick_count()), and every sample keeps to
+ * it; where it cannot, one sample goes first as on the other route, and
+ * the rest leave one of the tick's samples spare, so that the next look's
+ * first sample, offered before anyone knows whether perf's tick came, stays
+ * below the limit too.
  */
 static unsigned int qpiu_emit_paced(struct qpiu_due *due)
 {
 	struct perf_event *event = due->event;
-	unsigned int offered, limit;
+	unsigned int offered = 0, limit = qpiu_tick_limit(), spare = 0;
 	u64 count, room;
 
+	if (qpiu_sample_first_checked()) {
+		if (qpiu_sample_tick_count(event, &count)) {
+			room = min(qpiu_pace_room(count, limit, 0), due->n);
+			if (room)
+				offered = qpiu_sample_emit(event, due->period,
+							   room);
+			due->n -= room;
+			/* as below, for what is left */
+			if (qpiu_sample_throttled(event) ||
+			    !qpiu_running(event))
+				due->n = 0;
+			return offered;
+		}
+		spare = 1;
+	}
 	offered = qpiu_sample_emit(event, due->period, 1);
 	due->n--;
 	if (!due->n)
@@ -658,9 +682,7 @@ static unsigned int qpiu_emit_paced(struct qpiu_due *due)
 		return offered;
 	}
 	count = READ_ONCE(event->hw.interrupts);
-	limit = qpiu_tick_limit();
-	room = count < limit - 1 ? limit - 1 - count : 0;
-	room = min(room, due->n);
+	room = min(qpiu_pace_room(count, limit, spare), due->n);
 	if (room)
 		offered += qpiu_sample_emit(event, due->period, room);
 	due->n -= room;

@@ -156,6 +156,8 @@ static void __exit qpiu_exit(void)
 	pci_unregister_driver(&qpiu_driver);
 	qpiu_pmus_destroy();
 	qpiu_hotplug_exit();
+	/* no PMU left, so no box timer that uses the sample route's probe */
+	qpiu_sample_exit();
 }
 
 module_init(qpiu_init);

@@ -91,6 +91,88 @@ static void __maybe_unused qpiu_sample_stop(struct perf_event *event)
 
 const char *const qpiu_sample_route = "perf_event_overflow";
 
+/*
+ * Pacing (qpi_uncore_look.c) keeps an event's samples of a tick below
+ * perf's limit.  On this route perf checks every sample, the first of a
+ * look too, so the look must know whether hw.interrupts is perf's count
+ * of this tick or one its tick has ended (the next sample then counts
+ * from 1): whether hw.interrupts_seq, the copy of the CPU's
+ * perf_throttled_seq that perf took at the event's last sample, is still
+ * the CPU's.  That sequence is private to perf, but any sampling event
+ * handed to perf_event_overflow() takes a copy of it
+ * (__perf_event_account_interrupt(), 6.1 core.c:9376-9382, the same from
+ * 5.10 to 7.3).  So the driver keeps a probe: a disabled software dummy
+ * event of sample period 1, never scheduled, whose overflow handler
+ * writes nothing; handed to perf_event_overflow() under a lock (its
+ * hw.interrupts* are plain fields), it gives this CPU's sequence now.
+ * Its own count is reset after each use, so it never reaches perf's
+ * limit (at a limit of 1 a tick it would throttle: a THROTTLE record
+ * into no buffer, an extra tick).  Made when a sampling event opens,
+ * released at module exit, when no box timer can use it.
+ */
+static DEFINE_RAW_SPINLOCK(qpiu_probe_lock);
+static DEFINE_MUTEX(qpiu_probe_mutex);
+static struct perf_event *qpiu_probe;
+
+static void qpiu_probe_handler(struct perf_event *event,
+			       struct perf_sample_data *data,
+			       struct pt_regs *regs)
+{
+}
+
+void qpiu_sample_prepare(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_period = 1,
+		.disabled = 1,
+	};
+	struct perf_event *event;
+
+	mutex_lock(&qpiu_probe_mutex);
+	if (!READ_ONCE(qpiu_probe)) {
+		event = perf_event_create_kernel_counter(&attr,
+							 raw_smp_processor_id(),
+							 NULL, qpiu_probe_handler,
+							 NULL);
+		if (!IS_ERR(event))
+			WRITE_ONCE(qpiu_probe, event);
+	}
+	mutex_unlock(&qpiu_probe_mutex);
+}
+
+void qpiu_sample_exit(void)
+{
+	if (qpiu_probe)
+		perf_event_release_kernel(qpiu_probe);
+	qpiu_probe = NULL;
+}
+
+bool qpiu_sample_first_checked(void)
+{
+	return true;
+}
+
+bool qpiu_sample_tick_count(const struct perf_event *event, u64 *count)
+{
+	struct perf_event *probe = READ_ONCE(qpiu_probe);
+	struct perf_sample_data data;
+	bool now;
+
+	if (!probe)
+		return false;
+	raw_spin_lock(&qpiu_probe_lock);
+	perf_sample_data_init(&data, 0, 0);
+	perf_event_overflow(probe, &data, get_irq_regs());
+	probe->hw.interrupts = 0;
+	now = probe->hw.interrupts_seq == event->hw.interrupts_seq;
+	raw_spin_unlock(&qpiu_probe_lock);
+	*count = now ? event->hw.interrupts : 0;
+	return true;
+}
+
 static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 				 struct pt_regs *regs)
 {
@@ -200,6 +282,35 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 #else
 
 const char *const qpiu_sample_route;
+
+#endif
+
+#if !defined(QPIU_HAVE_PERF_EVENT_OVERFLOW)
+/*
+ * The perf_tp_event route checks no first sample of a call (its loop
+ * throttles from the second on), and after it hw.interrupts is perf's
+ * count of this tick: no probe is needed.
+ */
+void qpiu_sample_prepare(void)
+{
+}
+
+void qpiu_sample_exit(void)
+{
+}
+
+bool qpiu_sample_first_checked(void)
+{
+	return false;
+}
+
+bool qpiu_sample_tick_count(const struct perf_event *event, u64 *count)
+{
+	return false;
+}
+#endif
+
+#if !defined(QPIU_HAVE_PERF_EVENT_OVERFLOW) && !defined(QPIU_HAVE_PERF_TP_EVENT)
 
 static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 				 struct pt_regs *regs)

@@ -270,6 +270,170 @@ static void test_consistent_read(void)
 	EXPECT_EQ(qpiu_read_counter(fake_rd, &f, 0xa0, 44, &v), -EIO);
 }
 
+static void test_pace_room(void)
+{
+	/* limit 8 a tick: 7 go through, counted from @count */
+	EXPECT_EQ(qpiu_pace_room(0, 8, 0), 7);
+	EXPECT_EQ(qpiu_pace_room(1, 8, 0), 6);
+	EXPECT_EQ(qpiu_pace_room(6, 8, 0), 1);
+	EXPECT_EQ(qpiu_pace_room(7, 8, 0), 0);
+	EXPECT_EQ(qpiu_pace_room(8, 8, 0), 0);
+	/* one spare for a first sample perf checks */
+	EXPECT_EQ(qpiu_pace_room(0, 8, 1), 6);
+	EXPECT_EQ(qpiu_pace_room(5, 8, 1), 1);
+	EXPECT_EQ(qpiu_pace_room(6, 8, 1), 0);
+	/* throttled: MAX_INTERRUPTS */
+	EXPECT_EQ(qpiu_pace_room(~0ULL, 8, 0), 0);
+	EXPECT_EQ(qpiu_pace_room(~0ULL, 8, 1), 0);
+	/* a limit of 1 or 2 a tick */
+	EXPECT_EQ(qpiu_pace_room(0, 1, 0), 0);
+	EXPECT_EQ(qpiu_pace_room(0, 2, 0), 1);
+	EXPECT_EQ(qpiu_pace_room(0, 2, 1), 0);
+	EXPECT_EQ(qpiu_pace_room(0, 1, 1), 0);
+	EXPECT_EQ(qpiu_pace_room(0, 0, 0), 0);
+	/* perf's default at HZ 250 */
+	EXPECT_EQ(qpiu_pace_room(1, 400, 0), 398);
+}
+
+/*
+ * perf's count of an event's samples in a tick, as
+ * __perf_event_account_interrupt() keeps it (6.1 core.c:9376-9390, the
+ * same from 5.10 to 7.3), and its tick (perf_event_task_tick(): a new
+ * sequence, throttled events unthrottled).
+ */
+struct perf_model {
+	u64 seq, ev_seq, interrupts;
+	unsigned int limit;
+	unsigned int throttles, samples, most_in_tick, in_tick;
+};
+
+#define MODEL_THROTTLED	(~0ULL)
+
+static void model_tick(struct perf_model *m)
+{
+	m->seq++;
+	m->in_tick = 0;
+	if (m->interrupts == MODEL_THROTTLED)
+		m->interrupts = 0;
+}
+
+/* one call of @k samples; perf checks the first only if @first_checked */
+static void model_call(struct perf_model *m, u64 k, bool first_checked)
+{
+	u64 i;
+
+	for (i = 0; i < k; i++) {
+		/* the driver offers nothing to a throttled event */
+		if (m->interrupts == MODEL_THROTTLED)
+			return;
+		if (m->seq != m->ev_seq) {
+			m->ev_seq = m->seq;
+			m->interrupts = 1;
+		} else {
+			m->interrupts++;
+		}
+		m->samples++;
+		if (++m->in_tick > m->most_in_tick)
+			m->most_in_tick = m->in_tick;
+		if ((first_checked || i) && m->interrupts >= m->limit) {
+			m->interrupts = MODEL_THROTTLED;
+			m->throttles++;
+			return;
+		}
+	}
+}
+
+enum pace_route {
+	ROUTE_TP,		/* perf_tp_event */
+	ROUTE_OVF_KNOWN,	/* perf_event_overflow, the count known */
+	ROUTE_OVF_SPARE,	/* perf_event_overflow, unknown: one spare */
+	ROUTE_OVF_BEFORE,	/* perf_event_overflow, as before issue 34.2 */
+};
+
+/*
+ * One paced look of qpiu_emit_paced() offering @n periods on @route;
+ * returns the periods offered (the rest are carried to the next look).
+ */
+static u64 model_look(struct perf_model *m, enum pace_route route, u64 n)
+{
+	u64 room, count;
+
+	if (!n)
+		return 0;
+	if (route == ROUTE_OVF_KNOWN) {
+		/* qpiu_sample_tick_count(): 0 once perf's tick came */
+		count = m->seq == m->ev_seq ? m->interrupts : 0;
+		room = qpiu_pace_room(count, m->limit, 0);
+		room = room < n ? room : n;
+		model_call(m, room, true);
+		return room;
+	}
+	model_call(m, 1, route != ROUTE_TP);
+	room = qpiu_pace_room(m->interrupts, m->limit,
+			      route == ROUTE_OVF_SPARE);
+	room = room < n - 1 ? room : n - 1;
+	model_call(m, room, route != ROUTE_TP);
+	return 1 + room;
+}
+
+/*
+ * A backlog of @backlog periods, one look per character of @plan ('L'),
+ * perf's tick at each 'T': the looks that run before perf's tick are the
+ * tick timer's runs that came early.
+ */
+static struct perf_model model_run(enum pace_route route, unsigned int limit,
+				   u64 backlog, const char *plan)
+{
+	struct perf_model m = { .seq = 1, .limit = limit };
+
+	for (; *plan; plan++) {
+		if (*plan == 'T')
+			model_tick(&m);
+		else
+			backlog -= model_look(&m, route, backlog);
+	}
+	if (backlog)
+		printf("# %llu periods never offered\n",
+		       (unsigned long long)backlog);
+	return m;
+}
+
+static void test_pace_first_sample(void)
+{
+	/* at most one look before perf's tick, then two and three */
+	static const char one[] = "LTLLTLTLLTLLTLTLTLLTLTLTLTLTLTLTLTLTLTLTLTLT";
+	static const char three[] = "LTLLLTLLTLLLLTLLLTLTLTLTLTLTLTLTLTLTLTLTLTLTL";
+	struct perf_model m;
+
+	/* perf_tp_event: the first of each call is free, nothing throttles */
+	m = model_run(ROUTE_TP, 8, 100, three);
+	EXPECT_EQ(m.throttles, 0);
+	EXPECT_EQ(m.samples, 100);
+
+	/* perf_event_overflow with perf's count known: never at the limit */
+	m = model_run(ROUTE_OVF_KNOWN, 8, 100, three);
+	EXPECT_EQ(m.throttles, 0);
+	EXPECT_EQ(m.samples, 100);
+	EXPECT_EQ(m.most_in_tick, 7);
+	m = model_run(ROUTE_OVF_KNOWN, 2, 15, three);
+	EXPECT_EQ(m.throttles, 0);
+	EXPECT_EQ(m.samples, 15);
+	EXPECT_EQ(m.most_in_tick, 1);
+	m = model_run(ROUTE_OVF_KNOWN, 400, 3192, one);
+	EXPECT_EQ(m.throttles, 0);
+	EXPECT_EQ(m.samples, 3192);
+
+	/* unknown: one spare covers one early look a tick */
+	m = model_run(ROUTE_OVF_SPARE, 8, 100, one);
+	EXPECT_EQ(m.throttles, 0);
+	EXPECT_EQ(m.samples, 100);
+	EXPECT_EQ(m.most_in_tick, 7);
+
+	/* as before: the first sample of an early look throttles */
+	m = model_run(ROUTE_OVF_BEFORE, 8, 100, one);
+	EXPECT_EQ(m.throttles > 0, 1);
+}
+
 static const struct ktap_case cases[] = {
 	{ "config_validation", test_config_validation },
 	{ "restrictions_match_event_tables", test_restrictions_match_event_tables },
@@ -277,6 +441,8 @@ static const struct ktap_case cases[] = {
 	{ "assign_keeps_counters", test_assign_keeps_counters },
 	{ "delta_and_fold_interval", test_delta_and_fold_interval },
 	{ "consistent_read", test_consistent_read },
+	{ "pace_room", test_pace_room },
+	{ "pace_first_sample", test_pace_first_sample },
 };
 
 int main(void)
