@@ -785,7 +785,11 @@ static void qpiu_look_elsewhere_fn(void *info)
 	}
 	idx = event->hw.idx;
 	if (!box->dead && event->hw.idx >= 0 && box->events[idx] == event) {
-		qpiu_box_enable_counter(box, idx, qpiu_elsewhere.ctl);
+		/*
+		 * the control only: a tool that also resets the counter
+		 * changes the count, which no read-back can undo
+		 */
+		qpiu_box_start_counter(box, idx, qpiu_elsewhere.ctl);
 		if (!qpiu_box_read_counter(box, idx, &val))
 			qpiu_box_write_counter(box, idx,
 					       (val + qpiu_test_elsewhere_events()) &
