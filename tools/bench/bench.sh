@@ -78,7 +78,8 @@ EOT
 		echo "==================================  ============"
 		for r in 1000 10000; do
 			for k in throttle_limit throttle_samples_per_s throttle_missing \
-				 throttle_records throttle_lost_records; do
+				 throttle_records throttle_lost_records \
+				 throttle_uncounted; do
 				printf '%-34s  %12s\n' "${k}_$r" "$(val "$f" qpi_uncore "${k}_$r")"
 			done
 		done
