@@ -457,10 +457,8 @@ static int qpiu_event_init(struct perf_event *event)
 	 * no perf lock held (task events, which perf may open holding a
 	 * context's mutex, were refused above), once nothing can fail
 	 */
-	if (is_sampling_event(event)) {
+	if (is_sampling_event(event))
 		qpiu_look_read_limit();
-		qpiu_sample_prepare();
-	}
 	event->cpu = cpu;
 	event->event_caps |= PERF_EV_CAP_READ_ACTIVE_PKG;
 	event->pmu_private = box;

@@ -130,6 +130,8 @@ static void qpiu_limit_fn(struct work_struct *work)
 
 	WRITE_ONCE(qpiu_limit_read_at, jiffies);
 	WRITE_ONCE(qpiu_limit_read_once, true);
+	/* the sample route's own kernel event, if it needs one, likewise */
+	qpiu_sample_prepare();
 	mutex_lock(&qpiu_limit_mutex);
 	if (!qpiu_limit_ev) {
 		struct perf_event *event;

@@ -107,7 +107,8 @@ const char *const qpiu_sample_route = "perf_event_overflow";
  * hw.interrupts* are plain fields), it gives this CPU's sequence now.
  * Its own count is reset after each use, so it never reaches perf's
  * limit (at a limit of 1 a tick it would throttle: a THROTTLE record
- * into no buffer, an extra tick).  Made when a sampling event opens,
+ * into no buffer, an extra tick).  Made where the driver reads perf's
+ * limit (a work, no perf lock held), first when a sampling event opens;
  * released at module exit, when no box timer can use it.
  */
 static DEFINE_RAW_SPINLOCK(qpiu_probe_lock);
