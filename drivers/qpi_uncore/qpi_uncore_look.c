@@ -765,6 +765,19 @@ static struct {
 	u32 ctl;
 } qpiu_elsewhere;
 
+/* The reader has handed @event to perf (it then waits for this CPU). */
+static bool qpiu_elsewhere_delivering(struct qpiu_box *box,
+				      struct perf_event *event)
+{
+	unsigned long flags;
+	bool ret;
+
+	raw_spin_lock_irqsave(&box->lock, flags);
+	ret = event->hw.flags & QPIU_HWF_DELIVER;
+	raw_spin_unlock_irqrestore(&box->lock, flags);
+	return ret;
+}
+
 static void qpiu_look_elsewhere_fn(void *info)
 {
 	struct qpiu_box *box = qpiu_elsewhere.box;
@@ -773,18 +786,15 @@ static void qpiu_look_elsewhere_fn(void *info)
 	unsigned long flags;
 	u64 val;
 
-	/* until the reader has handed the event to perf: at most a second */
-	for (us = 0; us < USEC_PER_SEC; us += 5) {
-		raw_spin_lock_irqsave(&box->lock, flags);
-		if (event->hw.flags & QPIU_HWF_DELIVER)
-			break;
-		raw_spin_unlock_irqrestore(&box->lock, flags);
+	/* at most a second */
+	for (us = 0; !qpiu_elsewhere_delivering(box, event); us += 5) {
+		if (us >= USEC_PER_SEC) {
+			qpiu_test_elsewhere_ran(false);
+			return;
+		}
 		udelay(5);
 	}
-	if (us >= USEC_PER_SEC) {
-		qpiu_test_elsewhere_ran(false);
-		return;
-	}
+	raw_spin_lock_irqsave(&box->lock, flags);
 	idx = event->hw.idx;
 	if (!box->dead && event->hw.idx >= 0 && box->events[idx] == event) {
 		/*
