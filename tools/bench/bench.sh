@@ -61,7 +61,8 @@ EOT
 		echo "==================================  ============"
 		echo "measure                             qpi_uncore"
 		echo "==================================  ============"
-		for k in samples accesses_per_sample busy_ms_counting busy_ms_sampling \
+		for k in samples accesses_per_sample accesses_per_sample_readback_off \
+			 busy_ms_counting busy_ms_sampling \
 			 frozen_windows frozen_ns_per_window frozen_accesses_per_window \
 			 counting_lost_per_sample counting_lost_ppm \
 			 counting_lost_ppm_group sampling_lost_ppm \

@@ -39,6 +39,17 @@ sampling()
 	echo "BENCH accesses_per_sample=$(awk -v a="$sampled" -v c="$counted" -v n="$n" 'BEGIN { printf "%.2f", n ? (a - c) / n : 0 }')"
 	echo "BENCH busy_ms_counting=$(( (b1 - b0) * 10 ))"
 	echo "BENCH busy_ms_sampling=$(( (b2 - b1) * 10 ))"
+	# the same with the read-back of counter controls off: what reading
+	# a sampling counter's control before each re-arm costs a sample
+	p=/sys/module/qpi_uncore/parameters/foreign_check_ms
+	def=$(cat $p)
+	echo 0 > $p
+	reset_all
+	perf record -q -a -c 1000 -e uncore_qpi_0/clockticks/ -o /tmp/brec -- sh /tmp/traffic.sh > /dev/null 2>&1
+	off=$(total)
+	echo "$def" > $p
+	n=$(perf script -i /tmp/brec -F cpu 2> /dev/null | grep -c .)
+	echo "BENCH accesses_per_sample_readback_off=$(awk -v a="$off" -v c="$counted" -v n="$n" 'BEGIN { printf "%.2f", n ? (a - c) / n : 0 }')"
 }
 
 # Samples lost to perf's throttle (qpi_uncore only), with perf's limit
