@@ -30,84 +30,85 @@ MODULE_PARM_DESC(ov_en,
  * A lone event's add() and del() touch only its own counter.  So perf's
  * rotation of flexible events (every perf_event_mux_interval_ms, between
  * pmu_disable() and pmu_enable()) stops nothing else, and a pinned event
- * beside lone flexible ones counts everything.  pmu_enable() ends any
- * freeze still held, so none outlasts perf's bracket: perf wraps every
- * del() in pmu_disable()/pmu_enable() (event_sched_out()), and every
- * transaction too.
+ * beside lone flexible ones counts everything.  pmu_enable() ends a
+ * freeze for removal still held (a member closed while the rest of its
+ * group counts), so none outlasts perf's bracket: perf wraps every del()
+ * in pmu_disable()/pmu_enable() (event_sched_out(), 5.10 to 7.3), and
+ * every transaction too.
  *
- * The box of the CPU perf calls on: the reader of its socket, where all of
- * the PMU's events of that socket live.
+ * Only the reader CPU of a socket schedules the socket's events; perf
+ * may call the transaction callbacks on another CPU of the package too
+ * (a group read, PERF_EV_CAP_READ_ACTIVE_PKG), which must leave the
+ * reader's transaction alone.
  */
-static struct qpiu_box *qpiu_this_box(struct pmu *pmu)
+enum qpiu_txn_step { QPIU_TXN_START, QPIU_TXN_END, QPIU_PMU_ENABLE };
+
+static void qpiu_txn_step_locked(struct qpiu_box *box,
+				 enum qpiu_txn_step step,
+				 unsigned int txn_flags)
 {
-	unsigned int socket = qpiu_cpu_socket(smp_processor_id());
+	switch (step) {
+	case QPIU_TXN_START:
+		box->txn = txn_flags;
+		break;
+	case QPIU_TXN_END:
+		box->txn = 0;
+		qpiu_box_unhold(box, QPIU_HOLD_TXN);
+		break;
+	case QPIU_PMU_ENABLE:
+		/* a transaction's own freeze waits for its commit */
+		qpiu_box_unhold(box, box->txn ? QPIU_HOLD_OUT :
+				QPIU_HOLD_TXN | QPIU_HOLD_OUT);
+		break;
+	}
+}
+
+static void qpiu_txn_step(struct pmu *pmu, enum qpiu_txn_step step,
+			  unsigned int txn_flags)
+{
+	unsigned int cpu = smp_processor_id();
+	unsigned int socket = qpiu_cpu_socket(cpu);
+	struct qpiu_box *box;
+	unsigned long flags;
 
 	if (socket >= QPIU_MAX_SOCKETS)
-		return NULL;
-	return rcu_dereference(to_qpmu(pmu)->boxes[socket]);
+		return;
+	rcu_read_lock();
+	box = rcu_dereference(to_qpmu(pmu)->boxes[socket]);
+	if (box) {
+		raw_spin_lock_irqsave(&box->lock, flags);
+		if (box->cpu == cpu)
+			qpiu_txn_step_locked(box, step, txn_flags);
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+	}
+	rcu_read_unlock();
 }
 
 static void qpiu_start_txn(struct pmu *pmu, unsigned int txn_flags)
 {
-	struct qpiu_box *box;
-	unsigned long flags;
-
-	rcu_read_lock();
-	box = qpiu_this_box(pmu);
-	if (box) {
-		raw_spin_lock_irqsave(&box->lock, flags);
-		box->txn = txn_flags;
-		raw_spin_unlock_irqrestore(&box->lock, flags);
-	}
-	rcu_read_unlock();
-}
-
-/* The end of a transaction, committed or cancelled: the members count. */
-static void qpiu_end_txn(struct pmu *pmu)
-{
-	struct qpiu_box *box;
-	unsigned long flags;
-
-	rcu_read_lock();
-	box = qpiu_this_box(pmu);
-	if (box) {
-		raw_spin_lock_irqsave(&box->lock, flags);
-		box->txn = 0;
-		qpiu_box_unhold(box, QPIU_HOLD_TXN);
-		raw_spin_unlock_irqrestore(&box->lock, flags);
-	}
-	rcu_read_unlock();
+	qpiu_txn_step(pmu, QPIU_TXN_START, txn_flags);
 }
 
 /*
- * Everything add() refuses it refuses alone (a group that cannot fit was
- * refused at event_init): perf's own group_sched_in() undoes a partial
- * group, so the commit has nothing to check.
+ * add() refuses a member that does not fit now, and perf's
+ * group_sched_in() then takes the group's members off and cancels: the
+ * commit has nothing left to check.  Committed or cancelled, the members
+ * count from here.
  */
 static int qpiu_commit_txn(struct pmu *pmu)
 {
-	qpiu_end_txn(pmu);
+	qpiu_txn_step(pmu, QPIU_TXN_END, 0);
 	return 0;
 }
 
 static void qpiu_cancel_txn(struct pmu *pmu)
 {
-	qpiu_end_txn(pmu);
+	qpiu_txn_step(pmu, QPIU_TXN_END, 0);
 }
 
 static void qpiu_pmu_enable(struct pmu *pmu)
 {
-	struct qpiu_box *box;
-	unsigned long flags;
-
-	rcu_read_lock();
-	box = qpiu_this_box(pmu);
-	if (box) {
-		raw_spin_lock_irqsave(&box->lock, flags);
-		qpiu_box_unhold(box, QPIU_HOLD_TXN | QPIU_HOLD_OUT);
-		raw_spin_unlock_irqrestore(&box->lock, flags);
-	}
-	rcu_read_unlock();
+	qpiu_txn_step(pmu, QPIU_PMU_ENABLE, 0);
 }
 
 /* The freeze waits until a group needs it (above). */
