@@ -126,6 +126,7 @@ struct qpiu_box {
 	 */
 	u8 hold;
 	u8 txn;				/* perf's transaction: PERF_PMU_TXN_* */
+	int txn_cpu;			/* ... begun on this CPU */
 	unsigned int n_active;
 	unsigned int n_sampling;	/* of @n_active, sampling events */
 	struct perf_event *events[UNC_MAX_CTRS];

@@ -45,17 +45,25 @@ enum qpiu_txn_step { QPIU_TXN_START, QPIU_TXN_END, QPIU_PMU_ENABLE };
 
 static void qpiu_txn_step_locked(struct qpiu_box *box,
 				 enum qpiu_txn_step step,
-				 unsigned int txn_flags)
+				 unsigned int txn_flags, int cpu)
 {
 	switch (step) {
 	case QPIU_TXN_START:
+		if (box->cpu != cpu)
+			break;
 		box->txn = txn_flags;
+		box->txn_cpu = cpu;
 		break;
 	case QPIU_TXN_END:
+		/* the reader's, even if the socket's reader changed since */
+		if (!box->txn || box->txn_cpu != cpu)
+			break;
 		box->txn = 0;
 		qpiu_box_unhold(box, QPIU_HOLD_TXN);
 		break;
 	case QPIU_PMU_ENABLE:
+		if (box->cpu != cpu)
+			break;
 		/* a transaction's own freeze waits for its commit */
 		qpiu_box_unhold(box, box->txn ? QPIU_HOLD_OUT :
 				QPIU_HOLD_TXN | QPIU_HOLD_OUT);
@@ -66,7 +74,7 @@ static void qpiu_txn_step_locked(struct qpiu_box *box,
 static void qpiu_txn_step(struct pmu *pmu, enum qpiu_txn_step step,
 			  unsigned int txn_flags)
 {
-	unsigned int cpu = smp_processor_id();
+	int cpu = smp_processor_id();
 	unsigned int socket = qpiu_cpu_socket(cpu);
 	struct qpiu_box *box;
 	unsigned long flags;
@@ -77,8 +85,7 @@ static void qpiu_txn_step(struct pmu *pmu, enum qpiu_txn_step step,
 	box = rcu_dereference(to_qpmu(pmu)->boxes[socket]);
 	if (box) {
 		raw_spin_lock_irqsave(&box->lock, flags);
-		if (box->cpu == cpu)
-			qpiu_txn_step_locked(box, step, txn_flags);
+		qpiu_txn_step_locked(box, step, txn_flags, cpu);
 		raw_spin_unlock_irqrestore(&box->lock, flags);
 	}
 	rcu_read_unlock();
