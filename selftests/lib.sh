@@ -23,6 +23,7 @@ ksft_failed=0
 ksft_plan=0
 t_name=
 t_err=0
+t_t0=
 
 ktap_plan()
 {
@@ -35,10 +36,22 @@ t_begin()
 {
 	t_name=$1
 	t_err=0
+	read -r t_t0 _ < /proc/uptime
+}
+
+# t_took: a case's seconds, for make check's search for what is slow
+t_took()
+{
+	local t1
+	[ -n "$t_t0" ] || return 0
+	read -r t1 _ < /proc/uptime
+	awk -v a="$t_t0" -v b="$t1" -v n="$t_name" \
+		'BEGIN { if (b - a >= 2) printf "# case time: %s %.1f s\n", n, b - a }'
 }
 
 t_end()
 {
+	t_took
 	ksft_n=$((ksft_n + 1))
 	if [ "$t_err" -eq 0 ]; then
 		echo "ok $ksft_n $t_name"

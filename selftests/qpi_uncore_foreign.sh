@@ -370,11 +370,17 @@ cat > /tmp/foreign_poke.sh <<EOT
 n=0
 while [ \$n -lt 5 ]; do
 	n=\$((n + 1))
+	# the counter as the driver programs it: a look may have it
+	# disabled for its re-arm, and a throttle for longer
 	idx=
-	for i in 0 1 2 3; do
-		[ \$($QPICFG $Q0 rd \$((0xd8 + 4 * i))) = 0x00400014 ] && idx=\$i
+	w=0
+	while [ -z "\$idx" ] && [ \$w -lt 200 ]; do
+		for i in 0 1 2 3; do
+			[ \$($QPICFG $Q0 rd \$((0xd8 + 4 * i))) = 0x00400014 ] && idx=\$i
+		done
+		[ -n "\$idx" ] || { sleep 0.05; w=\$((w + 1)); }
 	done
-	[ -n "\$idx" ] || { echo "poke \$n: no counter with control 0x00400014"; continue; }
+	[ -n "\$idx" ] || { echo "poke \$n: no counter with control 0x00400014 in 10 s"; continue; }
 	$QPICFG $Q0 wr \$((0xd8 + 4 * idx)) 0x00400114
 	w=0
 	while [ \$($QPICFG $Q0 rd \$((0xd8 + 4 * idx))) = 0x00400114 ] && [ \$w -lt 200 ]; do

@@ -44,7 +44,7 @@ run_case()
 {
 	rm -f $P/frozen $P/regs $P/stat $P/rec
 	perf stat -a -x, -o $P/stat -e uncore_qpi_0/event=0x1,umask=0x2/ -- \
-		perf record -q -a -o $P/rec -c $PERIOD -e "$1" -- \
+		perf record -q -a -B -o $P/rec -c $PERIOD -e "$1" -- \
 		taskset -c "$r0" sh -c "
 		echo 0 > $F
 		printf 'rate socket=0 box=qpi0 event=0x14 per_s=$PER_S\nrate socket=0 box=qpi0 event=0x01 umask=0x02 per_s=$PER_S\n' > $DBG/inject

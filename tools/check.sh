@@ -216,29 +216,30 @@ sparse_check() {
 # below, until none is left: the lanes end close together whatever the
 # machine's speed, and a chain that runs late only delays its own lane.
 #
-# Each guest stage's seconds in make check on a 2-core machine, the two
-# lanes side by side and other guests beside them: the 6.1 ones (but the
-# three shortest and prometheus, measured alone at load 2.5), k-7.3-snbep and
-# k-7.3-rt-snbep measured in a fresh clone's run of 51 minutes; the other
-# kernels' from that run's lane times, a stage of qpi_uncore_count.sh alone
-# about a minute and qpi_uncore_sample.sh about 4.  Only their order
+# Each guest stage's seconds in make check, as CI's 2-core machine ran them
+# at a86ee10 (51 minutes, the two lanes side by side), before the guests
+# booted with mitigations=off and sample.sh recorded without the build-id
+# pass, which took a fifth to a quarter off each.  Only their order
 # matters much: when the table make check prints shows a stage a minute
 # off, put its time here.
 stage_seconds='
-k-7.3-snbep 852
-vm-ivbep-2s 632
-vm-snbep-2s 574
-k-7.3-rt-snbep 466
-k-5.10-snbep 360
-k-6.12-snbep 360
-k-7.2-snbep 360
-k-7.3-ivbep 300
+k-7.3-snbep 902
+vm-ivbep-2s 798
+vm-snbep-2s 724
+k-7.3-rt-snbep 687
+k-7.2-snbep 546
+k-6.12-snbep 486
+k-5.10-snbep 367
+k-7.3-ivbep 273
+vm-bdx 262
 vm-hswep 212
-vm-bdx 186
-prometheus 120
-k-7.3-rt-ivbep 100
-vm-snbep-4s 72
-vm-hswep-4s 35
+prometheus 163
+vm-snbep-4s 79
+vm-hswep-4s 41
+k-7.3-rt-ivbep 36
+k-7.2-ivbep 30
+k-6.12-ivbep 26
+k-5.10-ivbep 25
 vm-nhmex 16
 vm-snbep-hv 14
 '

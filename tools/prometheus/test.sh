@@ -82,27 +82,32 @@ unit=$tmp/inst/etc/systemd/system/qpistat.service
 cmp -s tools/prometheus/qpi-dashboard.json "$tmp/inst/usr/local/share/qpi_uncore/grafana/qpi-dashboard.json" ||
 	{ echo "# no grafana/qpi-dashboard.json installed"; r=1; }
 grep -qx 'ExecStart=/usr/local/bin/qpistat --listen 127.0.0.1:9739' "$unit" || r=1
-for want in DynamicUser=yes AmbientCapabilities=CAP_PERFMON CapabilityBoundingSet=CAP_PERFMON; do
+# CAP_SYS_ADMIN only until the events are open (qpistat drops it before
+# its first request): a distribution's default perf_event_paranoid lets
+# nothing less open a system-wide event
+for want in DynamicUser=yes AmbientCapabilities=CAP_SYS_ADMIN CapabilityBoundingSet=CAP_SYS_ADMIN \
+	NoNewPrivileges=yes Documentation=man:qpistat\(1\) WantedBy=qpi-pmon.target; do
 	grep -qx "$want" "$unit" || { echo "# no $want in the unit"; r=1; }
 done
 tunit=$tmp/inst/etc/systemd/system/qpistat-textfile.service
 grep -qx 'ExecStart=/usr/local/bin/qpistat --textfile /var/lib/prometheus/node-exporter/qpi.prom -I 15000' \
 	"$tunit" || r=1
-for want in CapabilityBoundingSet=CAP_PERFMON ProtectSystem=strict \
-	ReadWritePaths=-/var/lib/prometheus/node-exporter PrivateNetwork=yes; do
+for want in AmbientCapabilities=CAP_SYS_ADMIN CapabilityBoundingSet=CAP_SYS_ADMIN ProtectSystem=strict \
+	ReadWritePaths=-/var/lib/prometheus/node-exporter PrivateNetwork=yes WantedBy=qpi-pmon.target; do
 	grep -qx "$want" "$tunit" || { echo "# no $want in the textfile unit"; r=1; }
 done
 if command -v systemd-analyze > /dev/null; then
-	# verify wants the binary to exist: point it at the built one
+	# verify wants the binary to exist: point it at the built one; and
+	# the man page of Documentation=: the one just installed
 	for u in "$unit" "$tunit"; do
 		sed "s|/usr/local/bin/qpistat|$repo/tools/qpistat/qpistat|" "$u" > "$tmp/${u##*/}"
-		systemd-analyze verify "$tmp/${u##*/}" >> "$tmp/out" 2>&1 || r=1
+		MANPATH=$tmp/inst/usr/local/share/man systemd-analyze verify "$tmp/${u##*/}" >> "$tmp/out" 2>&1 || r=1
 	done
 fi
 make -s uninstall DESTDIR="$tmp/inst" PREFIX=/usr/local KDIR=/nonexistent KVER=none >> "$tmp/out" 2>&1
 [[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpi_uncore ]] && r=1
 [[ $r == 0 ]] || diag < "$tmp/out"
-result $r "make install-userspace: qpistat.service (non-root, CAP_PERFMON only), qpistat-textfile.service (CAP_PERFMON only, writes node_exporter's directory only), both through systemd-analyze verify, qpi.rules.yml and grafana/qpi-dashboard.json; uninstall removes them"
+result $r "make install-userspace: qpistat.service (non-root, CAP_SYS_ADMIN only, dropped by qpistat once its events are open), qpistat-textfile.service (the same, writes node_exporter's directory only), both wanted by qpi-pmon.target, both through systemd-analyze verify, qpi.rules.yml and grafana/qpi-dashboard.json; uninstall removes them"
 
 # ---- the scrape
 free_port() {

@@ -10,5 +10,7 @@ int list_fds(const char *file);
 void test_linkmap(void);
 void test_sysmap(void);
 void test_figures(void);
+/* @text into @dir/@name, or exit(1) */
+void test_put(const char *dir, const char *name, const char *text);
 
 #endif

@@ -39,18 +39,7 @@ struct result {
 	char out[131072], err[4096];
 };
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(1);
-	}
-}
 
 /* mkdir -p @path */
 static void mkdirs(const char *path)
@@ -78,7 +67,7 @@ static void fake_cpuinfo(const char *vendor, int model)
 			 "processor\t: %d\nvendor_id\t: %s\ncpu family\t: 6\n"
 			 "model\t\t: %d\nphysical id\t: %d\nflags\t\t: fpu\n\n",
 			 cpu, vendor, model, cpu);
-	put(FAKE_ROOT "/proc", "cpuinfo", text);
+	test_put(FAKE_ROOT "/proc", "cpuinfo", text);
 }
 
 /* CPU @cpu on socket @socket, as qpistat_fake's sysfs shows it */
@@ -89,7 +78,7 @@ static void fake_cpu(int cpu, int socket)
 	snprintf(dir, sizeof(dir), FAKE_ROOT "/sys/devices/system/cpu/cpu%d/topology", cpu);
 	snprintf(id, sizeof(id), "%d\n", socket);
 	mkdirs(dir);
-	put(dir, "physical_package_id", id);
+	test_put(dir, "physical_package_id", id);
 }
 
 /* one QPI port and one R3QPI link, on CPU 0 */
@@ -100,15 +89,15 @@ static void fake_sysfs(void)
 	mkdir(FAKE_SYSFS "/uncore_qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0", 0755);
 	mkdir(FAKE_SYSFS "/uncore_r3qpi_0/events", 0755);
-	put(FAKE_SYSFS "/uncore_qpi_0", "type", "1\n");
-	put(FAKE_SYSFS "/uncore_qpi_0", "cpumask", "0\n");
-	put(FAKE_SYSFS "/uncore_qpi_0", "link_speed", "0 9.6\n");
-	put(FAKE_SYSFS "/uncore_r3qpi_0", "type", "1\n");
-	put(FAKE_SYSFS "/uncore_r3qpi_0", "cpumask", "0\n");
-	put(FAKE_SYSFS "/uncore_r3qpi_0/events", "vna_credits_reject.drs",
+	test_put(FAKE_SYSFS "/uncore_qpi_0", "type", "1\n");
+	test_put(FAKE_SYSFS "/uncore_qpi_0", "cpumask", "0\n");
+	test_put(FAKE_SYSFS "/uncore_qpi_0", "link_speed", "0 9.6\n");
+	test_put(FAKE_SYSFS "/uncore_r3qpi_0", "type", "1\n");
+	test_put(FAKE_SYSFS "/uncore_r3qpi_0", "cpumask", "0\n");
+	test_put(FAKE_SYSFS "/uncore_r3qpi_0/events", "vna_credits_reject.drs",
 	    "event=0x34,umask=0x8\n");
 	/* qpistat_fake's /proc/cpuinfo: IVB-EP, a plan that counts Rx */
-	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
+	test_put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
 }
 
 /* rm of a fake PMU directory: its files, then it */
@@ -630,9 +619,9 @@ static void stale_tmp(const char *dir, const char *file)
 	struct stat st;
 	DIR *d;
 
-	put(dir, ".qpi.prom.AbC123", "old");
+	test_put(dir, ".qpi.prom.AbC123", "old");
 	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		put(dir, keep[i], "keep");
+		test_put(dir, keep[i], "keep");
 	snprintf(path, sizeof(path), "%s/.qpi.prom.Sym123", dir);
 	unlink(path);
 	if (symlink("qpi.prom", path))
@@ -981,7 +970,7 @@ static void plans_by_cpu(void)
 	unsigned int i;
 	bool good;
 
-	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
+	test_put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
 	run(&r, OUT_FILE, ARGV("--prometheus", "--", "true"));
 	good = r.status == 0 && !strstr(r.out, "qpi_rx_");
 	for (i = 0; i < sizeof(prom) / sizeof(prom[0]); i++)
@@ -1002,7 +991,7 @@ static void plans_by_cpu(void)
 	ok(r.status == 0 && strstr(r.out, " tx flits/s  tx util overhead\n") &&
 	   strstr(r.out, " 0 port0 health: CRC errors link_init 0 normal 0, retry stall cycles full 0 almost_full 0, L0p tx - rx -, L1 -; "),
 	   "cli: HSX table: tx columns, a health row");
-	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
+	test_put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
 	run(&r, OUT_FILE, ARGV("--prometheus", "--", "true"));
 	ok(r.status == 0 && strstr(r.out, "\nqpi_rx_bytes_total{socket=\"0\",port=\"0\"} 0\n") &&
 	   !strstr(r.out, "qpi_crc_errors_total") && !strstr(r.out, "qpi_tx_flits_total"),
@@ -1113,9 +1102,9 @@ static void fake_die(int s, int p, const char *peer, const char *state)
 	snprintf(dir, sizeof(dir), FAKE_SYSFS "/uncore_qpi_%d/link", p);
 	mkdir(dir, 0755);
 	snprintf(name, sizeof(name), "die%d", s);
-	put(dir, name, state);
+	test_put(dir, name, state);
 	dir[strlen(dir) - strlen("/link")] = 0;
-	put(dir, name, peer);
+	test_put(dir, name, peer);
 }
 
 /* the ring of the link map cases, as the silicon has it */
@@ -1285,7 +1274,7 @@ static void silicon_map_ivb4(void)
 	struct result r;
 	bool good;
 
-	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
+	test_put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
 	fake_ring();
 	fake_down();
 	run(&r, OUT_FILE, ARGV("--json", "--", "true"));
@@ -1317,7 +1306,7 @@ static void silicon_map_ivb4(void)
 	ok(r.status == 0 && strstr(r.out, "\"measured_at\": \"rx\"}") && !strstr(r.out, "\"health\"") &&
 	   !strstr(r.out, "\"peer\""),
 	   "cli: IVB-EP without the die files (an older qpi_uncore): the Rx row everywhere, no health, as before");
-	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
+	test_put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
 }
 
 /*
@@ -1359,15 +1348,15 @@ static void link_map_hsx4(void)
 	for (p = 0; p < 3; p++) {
 		snprintf(dir, sizeof(dir), FAKE_SYSFS "/uncore_qpi_%d", p);
 		mkdir(dir, 0755);
-		put(dir, "type", "1\n");
-		put(dir, "cpumask", "0-3\n");
+		test_put(dir, "type", "1\n");
+		test_put(dir, "cpumask", "0-3\n");
 		text[0] = 0;
 		for (s = 0; s < 4; s++)
 			snprintf(text + strlen(text), sizeof(text) - strlen(text),
 				 "%d 1000 %d %d\n", s, 1000 * (s + 1) + 100 * p, 10 * (s + 1) + p);
-		put(dir, "fake_counts", text);
+		test_put(dir, "fake_counts", text);
 	}
-	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
+	test_put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 63\n");
 
 	run(&r, OUT_FILE, ARGV("--json", "--link-map", ring, "--", "true"));
 	good = r.status == 0 && has_all(r.out, json, sizeof(json) / sizeof(json[0]));
@@ -1432,13 +1421,13 @@ static void link_map_hsx4(void)
 	silicon_map_ivb4();
 
 	/* back to one port on CPU 0 (socket 0) */
-	put(FAKE_SYSFS "/uncore_qpi_0", "cpumask", "0\n");
+	test_put(FAKE_SYSFS "/uncore_qpi_0", "cpumask", "0\n");
 	unlink(FAKE_SYSFS "/uncore_qpi_0/fake_counts");
 	for (p = 1; p < 3; p++) {
 		snprintf(dir, sizeof(dir), FAKE_SYSFS "/uncore_qpi_%d", p);
 		sh_rm(dir);
 	}
-	put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
+	test_put(FAKE_SYSFS, "cpuinfo", "processor\t: 0\nmodel\t\t: 62\n");
 }
 
 /*
@@ -1466,13 +1455,13 @@ static void pmus_vanish(void)
 		if (i == 0)
 			rename(FAKE_SYSFS "/uncore_qpi_0", FAKE_SYSFS "/uncore_qpi_0.gone");
 		else
-			put(FAKE_SYSFS "/uncore_qpi_0", "type", "7\n");
+			test_put(FAKE_SYSFS "/uncore_qpi_0", "type", "7\n");
 		after = get(AF_INET, "127.0.0.1", port);
 		finish(&p, 20, &r);
 		if (i == 0)
 			rename(FAKE_SYSFS "/uncore_qpi_0.gone", FAKE_SYSFS "/uncore_qpi_0");
 		else
-			put(FAKE_SYSFS "/uncore_qpi_0", "type", "1\n");
+			test_put(FAKE_SYSFS "/uncore_qpi_0", "type", "1\n");
 		ok(before == 200 && after == 0 && r.status == 69 &&
 		   strstr(r.err, "qpistat: uncore_qpi_0 is gone (unregistered or replaced); exiting\n"),
 		   "cli: --listen: uncore_qpi_0 %s: 200, then no answer and exit 69 (%d, %d, %d)",
