@@ -169,7 +169,7 @@ t_end
 t_begin "period_1_is_throttled_and_counts_stay_exact"
 for popt in "" "-P"; do
 	perf stat -a -x, -o $P/st1.txt -e uncore_qpi_1/clockticks/ -- \
-		perf record -q -a -o $P/i.data -e uncore_qpi_1/clockticks/ -c 1 $popt -- \
+		perf record -q -a -B -o $P/i.data -e uncore_qpi_1/clockticks/ -c 1 $popt -- \
 		sh -c "echo 'event socket=0 box=qpi1 event=0x14 count=10000000' > $DBG/inject; sleep 0.2" \
 		> $P/st1.out 2>&1 || fail "perf stat: $(tail -n 3 $P/st1.out)"
 	n=$(nsamples $P/i.data)
@@ -482,7 +482,7 @@ t_end
 t_begin "ubox_freeze_does_not_stop_our_counters"
 echo 1 > "$DBG/socket1/freeze_on_ov"
 perf stat -a -x, -o $P/st2.txt -e uncore_r3qpi_1/clockticks/ -- \
-	perf record -q -a -o $P/k.data -e uncore_r3qpi_1/clockticks/ -c 100000 -- \
+	perf record -q -a -B -o $P/k.data -e uncore_r3qpi_1/clockticks/ -c 100000 -- \
 	sh -c "echo 'event socket=1 box=r3qpi1 event=0x01 count=250000' > $DBG/inject; sleep 0.05;
 	       echo 'event socket=1 box=r3qpi1 event=0x01 count=250000' > $DBG/inject; sleep 0.1" \
 	> $P/st2.out 2>&1 || fail "perf stat: $(tail -n 3 $P/st2.out)"
@@ -498,7 +498,7 @@ if [ $# -lt 2 ]; then
 	echo "# socket 1 has one CPU; nothing to move to"
 else
 	first=$1 second=$2
-	perf record -q -a -o $P/l.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
+	perf record -q -a -B -o $P/l.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
 		sh -c "echo 'event socket=1 box=qpi0 event=0x14 count=3000000' > $DBG/inject; sleep 0.1;
 		       echo 0 > /sys/devices/system/cpu/cpu$first/online; sleep 0.1;
 		       echo 'event socket=1 box=qpi0 event=0x14 count=2000000' > $DBG/inject; sleep 0.1;
@@ -512,13 +512,13 @@ t_end
 
 t_begin "removal_while_sampling"
 dev=$(qpi_bdf 0 1)
-perf record -q -a -o $P/m.data -e uncore_qpi_1/clockticks/ -c 1000000 -- \
+perf record -q -a -B -o $P/m.data -e uncore_qpi_1/clockticks/ -c 1000000 -- \
 	sh -c "echo 'event socket=0 box=qpi1 event=0x14 count=2000000' > $DBG/inject; sleep 0.1;
 	       echo 1 > /sys/bus/pci/devices/$dev/remove; sleep 0.1" > $P/m.out 2>&1 ||
 	fail "perf record: $(tail -n 3 $P/m.out)"
 expect_num "samples before the removal" "$(nsamples $P/m.data)" 2
 # the model goes away under a sampling event
-perf record -q -a -o $P/n.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
+perf record -q -a -B -o $P/n.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
 	sh -c "echo 'event socket=0 box=qpi0 event=0x14 count=1000000' > $DBG/inject; sleep 0.1;
 	       rmmod qpisim; sleep 0.1" > $P/n.out 2>&1 ||
 	fail "perf record: $(tail -n 3 $P/n.out)"
