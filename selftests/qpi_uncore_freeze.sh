@@ -10,7 +10,7 @@
 # selects: what arrived, and what it missed while disabled or frozen.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 3
+ktap_plan 5
 
 P=/tmp/qpifrz
 mkdir -p $P
@@ -101,6 +101,98 @@ t_end
 t_begin "counting_beside_group_sampling_loses_nothing"
 run_case '{uncore_qpi_0/clockticks/,uncore_qpi_0/event=0x1,umask=0x2/}:S'
 check_case "group sample" 3
+t_end
+
+t_begin "pinned_counting_beside_rotation_loses_nothing"
+# A pinned counting event keeps its counter while four lone flexible events
+# take turns on the other three, perf rotating them every millisecond.  A
+# lone event's del() and add() touch only its own counter, so the box is
+# never frozen for a rotation, and the pinned event counts every data flit
+# that arrived.  (A driver that froze the box in pmu_disable() lost, at
+# each rotation, the flits that arrived while perf rotated.)
+mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
+old_mux=$(cat $mux)
+echo 1 > $mux
+rm -f $P/frozen $P/regs
+cat > $P/rot.sh <<EOF
+echo 0 > $F
+echo 'rate socket=0 box=qpi0 event=0x01 umask=0x02 per_s=$PER_S' > $DBG/inject
+sleep $SECS
+echo 'rate socket=0 box=qpi0 event=0x01 umask=0x02 per_s=0' > $DBG/inject
+cat $DBG/socket0/qpi0/regs > $P/regs
+cat $F > $P/frozen
+EOF
+qperf <<EOF
+open p uncore_qpi_0 0x0201 socket=0 pinned
+open f0 uncore_qpi_0 0x14 socket=0
+open f1 uncore_qpi_0 0x0200 socket=0
+open f2 uncore_qpi_0 0x0400 socket=0
+open f3 uncore_qpi_0 0x0401 socket=0
+sh taskset -c $r0 sh $P/rot.sh
+read p
+read f0
+read f1
+read f2
+read f3
+EOF
+echo "$old_mux" > $mux
+sed 's/^/# frozen: /' $P/frozen
+echo "$QOUT" | grep -E '^(p|f[0-3]) ' | sed 's/^/# /'
+arrived=$(stream_kv 0x01 arrived $P/frozen)
+[ "${arrived:-0}" -gt 0 ] || fail "no traffic arrived"
+# the case is what it claims: every flexible event had turns
+for f in f0 f1 f2 f3; do
+	[ "$(ran $f)" -gt 0 ] 2> /dev/null || fail "$f never ran: no rotation"
+done
+pinned=
+for i in 0 1 2 3; do
+	c=$(kv ctl$i $P/regs)
+	[ -n "$c" ] && [ $((c & 0xffff)) -eq $((0x0201)) ] && pinned=$i
+done
+if [ -z "$pinned" ]; then
+	fail "no counter counts data flits: $(cat $P/regs)"
+else
+	expect_num "pinned counter $pinned lost" "$(ctr_kv $pinned lost $P/frozen)" 0
+fi
+expect_num "frozen windows" "$(kv windows $P/frozen)" 0
+expect_num "pinned count = arrived" "$(val p)" "$arrived"
+t_end
+
+t_begin "rotating_groups_start_and_stop_together"
+# Two flexible groups of two data-flit events each, beside a pinned one,
+# take turns on the three counters left.  A group's members start together
+# (the box frozen from the first add() of perf's transaction to its
+# commit) and stop together (frozen from the first del() to the last), so
+# both members of each group count the same flits.  Those freezes are the
+# ones the pinned event pays for: its loss is what arrived inside them.
+mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
+old_mux=$(cat $mux)
+echo 1 > $mux
+rm -f $P/frozen $P/regs
+qperf <<EOF
+open p uncore_qpi_0 0x0201 socket=0 pinned
+open a uncore_qpi_0 0x0201 socket=0
+open a1 uncore_qpi_0 0x0201 socket=0 group=a
+open b uncore_qpi_0 0x0201 socket=0
+open b1 uncore_qpi_0 0x0201 socket=0 group=b
+sh taskset -c $r0 sh $P/rot.sh
+read p
+gread a
+gread b
+read a
+read b
+EOF
+echo "$old_mux" > $mux
+sed 's/^/# frozen: /' $P/frozen
+echo "$QOUT" | grep -E '^(p|a|b)[^ ]* ' | sed 's/^/# /'
+arrived=$(stream_kv 0x01 arrived $P/frozen)
+[ "${arrived:-0}" -gt 0 ] || fail "no traffic arrived"
+for g in a b; do
+	[ "$(ran $g)" -gt 0 ] 2> /dev/null || fail "group $g never ran: no rotation"
+	expect_num "group $g: members equal" "$(val "$g[1]")" "$(val "$g[0]")"
+done
+expect_num "pinned count = arrived - lost in group freezes" "$(val p)" \
+	$((arrived - $(stream_kv 0x01 lost $P/frozen)))
 t_end
 
 t_begin "frozen_statistics_interface"

@@ -5,11 +5,12 @@
 # link layer's registers that qpisim derives from its link map, and
 # uncore_qpi_<p>/link/die<D> the link state and why a port has no peer.
 # Every default map, node ids other than the socket numbers, 8 sockets, a
-# crossed board, a rewiring, a down link, a far end the driver lets go:
-# each read live, with qpi_uncore loaded once per model.
+# crossed board, a rewiring, a down link, two ends that disagree, a far
+# end the driver lets go: each read live, with qpi_uncore loaded once per
+# model.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 8
+ktap_plan 9
 
 case $PLATFORM in
 snbep) PORTS=2 ;;
@@ -196,6 +197,33 @@ links "1.0 0.1"
 map 1 0 "qpi_0,die_1"
 map 0 1 "qpi_1,die_0"
 as_links "rewired"
+t_end
+
+# A parameter exchange gone wrong (qpisim's "S.P names T.Q" fault): 0.0's
+# QPILP0/QPILP2 name X, the peer of 0.1, instead of 0.0's own peer.  X
+# names 0.1 back, not 0.0, and 0.0's peer is named by nobody it names: both
+# ends of 0.0's link disagree and publish no peer.  0.1 and X still agree.
+# Naming the peer again restores the map.
+t_begin "ends_disagree"
+model sockets="$NR_SOCKETS"
+far=$(awk '$1 == "0.0" { print $2 } $2 == "0.0" { print $1 }' "$DBG/links")
+x=$(awk '$1 == "0.1" { print $2 } $2 == "0.1" { print $1 }' "$DBG/links")
+links "0.0 names $x"
+expect_eq "links file names the fault" "$(grep names "$DBG/links")" "0.0 names $x"
+state 0 0 "normal_operation peer_disagrees"
+nomap 0 0
+state "${far#*.}" "${far%.*}" "normal_operation peer_disagrees"
+nomap "${far#*.}" "${far%.*}"
+state 1 0 normal_operation
+map 1 0 "qpi_${x#*.},die_${x%.*}"
+state "${x#*.}" "${x%.*}" normal_operation
+map "${x#*.}" "${x%.*}" "qpi_1,die_0"
+links "0.0 names peer"
+expect_eq "links file without the fault" "$(grep -c names "$DBG/links")" 0
+state 0 0 normal_operation
+map 0 0 "qpi_${far#*.},die_${far%.*}"
+map "${far#*.}" "${far%.*}" "qpi_0,die_0"
+as_links "names cleared"
 t_end
 
 # The far end's QPI function unbound from qpi_uncore: that port is not

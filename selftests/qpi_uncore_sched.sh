@@ -93,10 +93,13 @@ expect_eq "four fit" "$(opened d)" yes
 expect_eq "fifth refused" "$(err e)" $EINVAL
 t_end
 
-# Six events on four counters: perf rotates them.  Injections land on the
-# four scheduled at that moment (none while the box is frozen for a
-# rotation), so every count is a whole number of injections and the total
-# is a multiple of four injections.  Every event gets turns, as perf's
+# Six events on four counters: perf rotates them.  qpiperf injects from
+# the socket's reader CPU, where perf rotates with interrupts off, so each
+# injection lands on the four events scheduled between two rotations:
+# every count is a whole number of injections and the total is a multiple
+# of four injections.  (A lone event's rotation no longer freezes the box,
+# so an injection from another CPU could land while one counter is
+# between two events.)  Every event gets turns, as perf's
 # times show; which events hold the counters when an injection comes is
 # the rotation timer's doing (late on a busy host), so an event may count
 # none of them.
@@ -115,9 +118,8 @@ for i in 0 1 2 3 4 5; do
 	script="$script
 read e$i"
 done
-qperf <<EOT
-$script
-EOT
+QOUT=$(echo "$script" | taskset -c "$(socket_reader uncore_qpi_0 1)" "$HERE/qpiperf")
+echo "$QOUT" | grep -E '^\?|inject error|sh error' | sed 's/^/# qpiperf: /'
 sum=0
 for i in 0 1 2 3 4 5; do
 	v=$(val "e$i")

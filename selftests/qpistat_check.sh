@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # qpistat --check against qpisim's faults: the verdict of every check and
 # the exit status on a healthy machine, with the PMON functions hidden,
-# counters that ignore writes, a foreign writer, a link down, a CPU without
-# QPI, intel_uncore bound and the module missing; a foreign writer the
-# driver caught before the check; and its usage errors.
+# counters that ignore writes, a foreign writer, a link down, two ends of a
+# link that disagree, a CPU without QPI, intel_uncore bound and the module
+# missing; a foreign writer the driver caught before the check; and its
+# usage errors.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 14
 
 QPISTAT=/tools/bin/qpistat
 [ -x "$QPISTAT" ] || QPISTAT=$HERE/../tools/qpistat/qpistat
@@ -90,7 +91,8 @@ if [ "$NAME" = none ]; then
 	for t in healthy_machine_passes_every_check json_is_one_document \
 		 hidden_functions counters_ignore_writes foreign_writer \
 		 foreign_writer_caught_before_the_check \
-		 other_perf_events_are_not_foreign link_down cpu_without_qpi \
+		 other_perf_events_are_not_foreign link_down ends_disagree \
+		 cpu_without_qpi \
 		 intel_uncore_bound module_missing \
 		 not_root_says_what_it_could_not_see; do
 		t_skip "$t" "the guest CPU has no QPI"
@@ -220,6 +222,21 @@ echo 1 > "$DBG"/socket0/qpi0_misc/link_down
 check
 expect_num "exit with socket 0 cut off" "$RC" 1
 expect_line link fail "every port of socket 0 is down although the machine has 2 sockets"
+t_end
+
+# A parameter exchange gone wrong at one end (qpisim's "S.P names T.Q"):
+# 0.0's parameters name 1.1, whose own name 0.1.  qpi_uncore publishes no
+# far end at either end of 0.0's link, and the map check names both.
+t_begin "ends_disagree"
+healthy
+echo "0.0 names 1.1" > "$DBG/links"
+check
+expect_line map warn "the silicon's (qpi_uncore's uncore_qpi_*/die* files): 0.1=1.1"
+expect_line map warn "; socket 0 port 0: in normal operation, no far end (peer_disagrees); socket 1 port 0: in normal operation, no far end (peer_disagrees)"
+expect_line map warn "the link layer's parameters of 2 ports in normal operation do not check out"
+echo "0.0 names peer" > "$DBG/links"
+check
+expect_line map pass "the silicon's (qpi_uncore's uncore_qpi_*/die* files): 0.0=1.0, 0.1=1.1"
 t_end
 
 t_begin "cpu_without_qpi"

@@ -210,8 +210,10 @@ sparse_check() {
 # (tools/matrix.sh), one "CHAIN KIND NAME CMD" a line of $out/plan.  The
 # stages of a chain run in order, in one lane; a chain whose name begins
 # with "+" boots the tree's own modules, so it waits for the host stages.
-# Two lanes, since each guest keeps one core busy and the host has two:
-# lane 2 from the start, beside the host stages, lane 1 after them.  Each
+# Three lanes on two cores (QPI_CHECK_LANES): a guest keeps its core busy
+# only half the time, the rest it waits on its tests' sleeps and timers,
+# so two guests leave a third of the machine idle.  Lanes 2 and 3 from the
+# start, beside the host stages, lane 1 after them.  Each
 # lane takes the longest chain that is left and ready, by the seconds
 # below, until none is left: the lanes end close together whatever the
 # machine's speed, and a chain that runs late only delays its own lane.
@@ -347,34 +349,43 @@ plan() {
 # lanes: run $out/plan's stages in two lanes; lane 1 runs here once
 # $out/host.done exists
 lanes() {
+	local n
 	queue
-	lane 2 &
-	lane2=$!
+	lane_pids=()
+	for ((n = 2; n <= nr_lanes; n++)); do
+		lane "$n" &
+		lane_pids+=($!)
+	done
 }
 
 lanes_end() {
+	local n
 	lane 1
-	wait "$lane2"
-	lane_tally 1
-	lane_tally 2
+	wait "${lane_pids[@]}"
+	for ((n = 1; n <= nr_lanes; n++)); do
+		lane_tally "$n"
+	done
 }
 
 # Every stage's seconds in one block before the closing line, so that a
 # change that slows make check shows: host stages first, then each
 # lane's stages in the order run.
 timing() {
-	local t name secs where l1 l2
+	local t name secs where n e ends
 	echo "# ==== stage times"
 	for t in "${times[@]}"; do
 		read -r name secs where <<< "$t"
 		[[ $where == host || $where == guest ]] || where="lane $where"
 		printf '# %-16s %6s s  %s\n' "$name" "$secs" "$where"
 	done
-	if [[ -e $out/lane-1.end || -e $out/lane-2.end ]]; then
-		l1='?' l2='?'
-		read -r l1 < "$out/lane-1.end" 2> /dev/null
-		read -r l2 < "$out/lane-2.end" 2> /dev/null
-		echo "# lane 1 (the host stages, then guests) ended after $l1 s, lane 2 after $l2 s"
+	if [[ -e $out/lane-1.end ]]; then
+		ends=
+		for ((n = 1; n <= nr_lanes; n++)); do
+			e='?'
+			read -r e < "$out/lane-$n.end" 2> /dev/null
+			ends+="${ends:+, }lane $n after $e s"
+		done
+		echo "# lanes ended (lane 1 ran the host stages first): $ends"
 	fi
 	echo "# all: $((EPOCHSECONDS - start)) s"
 }
@@ -391,6 +402,8 @@ summary() {
 	[[ $fail == 0 ]]
 }
 
+nr_lanes=${QPI_CHECK_LANES:-3}
+[[ $nr_lanes =~ ^[1-8]$ ]] || { echo "check: QPI_CHECK_LANES=$nr_lanes: want 1 to 8"; exit 2; }
 start=$EPOCHSECONDS
 rm -f "$out"/*.log "$out"/*.rc "$out/plan" "$out/matrix" "$out"/lane-* "$out/host.done" "$out"/queue*
 # the DKMS stages' packages, made once (tools/packaging/dkms-build.sh)

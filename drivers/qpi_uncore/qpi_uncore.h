@@ -119,6 +119,14 @@ struct qpiu_box {
 	int cpu;			/* reader CPU, -1 when none */
 	bool dead;			/* removed, or not answering as hardware */
 	u32 box_ctl;			/* shadow: BOX_CTL reads as zero */
+	/*
+	 * Why the box is frozen (QPIU_HOLD_*), none most of the time: only
+	 * while several counters must start or stop at one instant
+	 * (qpi_uncore_event.c, "When the box freezes").
+	 */
+	u8 hold;
+	u8 txn;				/* perf's transaction: PERF_PMU_TXN_* */
+	int txn_cpu;			/* ... begun on this CPU */
 	unsigned int n_active;
 	unsigned int n_sampling;	/* of @n_active, sampling events */
 	struct perf_event *events[UNC_MAX_CTRS];
@@ -151,6 +159,11 @@ struct qpiu_box {
 	u64 foreign_episodes;		/* of this box: foreign_writes events */
 	unsigned int nr_events;		/* past event_init, not destroyed */
 };
+
+/* Reasons to freeze a box (box->hold). */
+#define QPIU_HOLD_TXN	BIT(0)	/* a group's members added in one transaction */
+#define QPIU_HOLD_OUT	BIT(1)	/* a group's members removed one by one */
+#define QPIU_HOLD_MOVE	BIT(2)	/* running events moved to other counters */
 
 /* One PMU: box @idx of one kind, on every socket that has it. */
 struct qpiu_pmu {
@@ -246,7 +259,8 @@ extern const struct qpiu_msr_ops qpiu_msr_ops;
 extern const struct qpiu_box_ops qpiu_pci_box_ops;
 extern const struct qpiu_box_ops qpiu_sbox_box_ops;
 void qpiu_box_init_hw(struct qpiu_box *box);
-void qpiu_box_freeze(struct qpiu_box *box, bool freeze);
+void qpiu_box_hold(struct qpiu_box *box, u8 why);
+void qpiu_box_unhold(struct qpiu_box *box, u8 why);
 void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl);
 void qpiu_box_disable_counter(struct qpiu_box *box, int idx, u32 ctl);
 int qpiu_box_read_counter(struct qpiu_box *box, int idx, u64 *val);

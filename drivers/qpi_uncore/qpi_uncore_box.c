@@ -226,6 +226,7 @@ static bool qpiu_box_can(struct qpiu_box *box, const void *op,
 void qpiu_box_init_hw(struct qpiu_box *box)
 {
 	box->box_ctl = 0;
+	box->hold = 0;
 	if (box->dead)
 		return;
 	box->ops->reset(box);
@@ -234,7 +235,7 @@ void qpiu_box_init_hw(struct qpiu_box *box)
 		qpiu_box_clear_status(box, BIT(box->pmu->desc->nr_ctrs) - 1);
 }
 
-void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
+static void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
 {
 	u32 frz = UNC_BOX_CTL_FRZ | UNC_BOX_CTL_FRZ_EN;
 	u32 val = freeze ? box->box_ctl | frz : box->box_ctl & ~frz;
@@ -244,6 +245,29 @@ void qpiu_box_freeze(struct qpiu_box *box, bool freeze)
 	box->box_ctl = val;
 	if (!box->dead)
 		box->ops->freeze(box, freeze);
+}
+
+/*
+ * Freeze the box for @why (QPIU_HOLD_*), on top of any other reason it is
+ * frozen for.  Every counter of the box stops, the ones of other users
+ * (pinned events) included, so callers hold it only while several counters
+ * must start or stop at one instant.
+ */
+void qpiu_box_hold(struct qpiu_box *box, u8 why)
+{
+	if (!box->hold)
+		qpiu_box_freeze(box, true);
+	box->hold |= why;
+}
+
+/* Drop reason @why; the box counts again when no reason is left. */
+void qpiu_box_unhold(struct qpiu_box *box, u8 why)
+{
+	if (!(box->hold & why))
+		return;
+	box->hold &= ~why;
+	if (!box->hold)
+		qpiu_box_freeze(box, false);
 }
 
 void qpiu_box_enable_counter(struct qpiu_box *box, int idx, u32 ctl)

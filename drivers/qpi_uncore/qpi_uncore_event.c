@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The perf side of an event: event_init, add/del/start/stop/read and
- * the pmu_enable/pmu_disable freeze.  What the box timer does between
- * them is the look engine's (qpi_uncore_look.c).
+ * The perf side of an event: event_init, add/del/start/stop/read, and
+ * when the box freezes (perf's transactions).  What the box timer does
+ * between them is the look engine's (qpi_uncore_look.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,6 +14,142 @@ static bool qpiu_use_ov_en = true;
 module_param_named(ov_en, qpiu_use_ov_en, bool, 0444);
 MODULE_PARM_DESC(ov_en,
 		 "Sampling: set ov_en on counters that have it, so BOX_STATUS and the UBox see each overflow (default on)");
+
+/*
+ * When the box freezes.  Freezing stops every counter of the box, pinned
+ * events of other users included, so the box is frozen only while several
+ * counters must start or stop at one instant:
+ *  - perf adds a group's members in one transaction (start_txn() with
+ *    PERF_PMU_TXN_ADD, then add() for each, then commit_txn() or
+ *    cancel_txn()): frozen from the first add() of a group with more than
+ *    one counter until the commit, so the members start together;
+ *  - perf removes a group's members one by one (group_sched_out()): frozen
+ *    from the first del() while another member still counts until the
+ *    last one stopped, so the members stop together;
+ *  - qpiu_box_place() moves running events to other counters.
+ * A lone event's add() and del() touch only its own counter.  So perf's
+ * rotation of flexible events (every perf_event_mux_interval_ms, between
+ * pmu_disable() and pmu_enable()) stops nothing else, and a pinned event
+ * beside lone flexible ones counts everything.  pmu_enable() ends a
+ * freeze for removal still held (a member closed while the rest of its
+ * group counts), so none outlasts perf's bracket: perf wraps every del()
+ * in pmu_disable()/pmu_enable() (event_sched_out(), 5.10 to 7.3), and
+ * every transaction too.
+ *
+ * Only the reader CPU of a socket schedules the socket's events; perf
+ * may call the transaction callbacks on another CPU of the package too
+ * (a group read, PERF_EV_CAP_READ_ACTIVE_PKG), which must leave the
+ * reader's transaction alone.
+ */
+enum qpiu_txn_step { QPIU_TXN_START, QPIU_TXN_END, QPIU_PMU_ENABLE };
+
+static void qpiu_txn_step_locked(struct qpiu_box *box,
+				 enum qpiu_txn_step step,
+				 unsigned int txn_flags, int cpu)
+{
+	switch (step) {
+	case QPIU_TXN_START:
+		if (box->cpu != cpu)
+			break;
+		box->txn = txn_flags;
+		box->txn_cpu = cpu;
+		break;
+	case QPIU_TXN_END:
+		/* the reader's, even if the socket's reader changed since */
+		if (!box->txn || box->txn_cpu != cpu)
+			break;
+		box->txn = 0;
+		qpiu_box_unhold(box, QPIU_HOLD_TXN);
+		break;
+	case QPIU_PMU_ENABLE:
+		if (box->cpu != cpu)
+			break;
+		/* a transaction's own freeze waits for its commit */
+		qpiu_box_unhold(box, box->txn ? QPIU_HOLD_OUT :
+				QPIU_HOLD_TXN | QPIU_HOLD_OUT);
+		break;
+	}
+}
+
+static void qpiu_txn_step(struct pmu *pmu, enum qpiu_txn_step step,
+			  unsigned int txn_flags)
+{
+	int cpu = smp_processor_id();
+	unsigned int socket = qpiu_cpu_socket(cpu);
+	struct qpiu_box *box;
+	unsigned long flags;
+
+	if (socket >= QPIU_MAX_SOCKETS)
+		return;
+	rcu_read_lock();
+	box = rcu_dereference(to_qpmu(pmu)->boxes[socket]);
+	if (box) {
+		raw_spin_lock_irqsave(&box->lock, flags);
+		qpiu_txn_step_locked(box, step, txn_flags, cpu);
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+	}
+	rcu_read_unlock();
+}
+
+static void qpiu_start_txn(struct pmu *pmu, unsigned int txn_flags)
+{
+	qpiu_txn_step(pmu, QPIU_TXN_START, txn_flags);
+}
+
+/*
+ * add() refuses a member that does not fit now, and perf's
+ * group_sched_in() then takes the group's members off and cancels: the
+ * commit has nothing left to check.  Committed or cancelled, the members
+ * count from here.
+ */
+static int qpiu_commit_txn(struct pmu *pmu)
+{
+	qpiu_txn_step(pmu, QPIU_TXN_END, 0);
+	return 0;
+}
+
+static void qpiu_cancel_txn(struct pmu *pmu)
+{
+	qpiu_txn_step(pmu, QPIU_TXN_END, 0);
+}
+
+static void qpiu_pmu_enable(struct pmu *pmu)
+{
+	qpiu_txn_step(pmu, QPIU_PMU_ENABLE, 0);
+}
+
+/* The freeze waits until a group needs it (above). */
+static void qpiu_pmu_disable(struct pmu *pmu)
+{
+}
+
+/* Does @event share a counter group with another event of its box? */
+static bool qpiu_in_counter_group(const struct perf_event *event)
+{
+	struct perf_event *leader = event->group_leader, *sibling;
+	unsigned int n = 0;
+
+	if (leader->pmu == event->pmu && !qpiu_is_driver_event(leader))
+		n++;
+	list_for_each_entry(sibling, &leader->sibling_list, sibling_list)
+		if (sibling->pmu == event->pmu &&
+		    !qpiu_is_driver_event(sibling))
+			n++;
+	return n > 1;
+}
+
+/* Does another event of @event's group still count on @box? */
+static bool qpiu_group_counting(const struct qpiu_box *box,
+				const struct perf_event *event)
+{
+	unsigned int i;
+
+	for (i = 0; i < box->pmu->desc->nr_ctrs; i++)
+		if (box->events[i] != event && qpiu_running(box->events[i]) &&
+		    box->events[i]->group_leader == event->group_leader)
+			return true;
+	return false;
+}
 
 static int qpiu_event_add(struct perf_event *event, int flags)
 {
@@ -67,6 +203,9 @@ static int qpiu_event_add(struct perf_event *event, int flags)
 		raw_spin_unlock_irqrestore(&box->lock, irqflags);
 		return 0;
 	}
+	/* a group's members start together: frozen until the commit */
+	if ((box->txn & PERF_PMU_TXN_ADD) && qpiu_in_counter_group(event))
+		qpiu_box_hold(box, QPIU_HOLD_TXN);
 	ret = qpiu_box_place(box, event);
 	if (!ret) {
 		bool first = box->n_active++ == 0;
@@ -109,7 +248,15 @@ static void qpiu_event_del(struct perf_event *event, int flags)
 		return;
 	}
 	was_running = qpiu_running(event);
+	/*
+	 * A group's members stop together: frozen while the first of them
+	 * stops, and until the last has (or pmu_enable()).
+	 */
+	if (was_running && qpiu_group_counting(box, event))
+		qpiu_box_hold(box, QPIU_HOLD_OUT);
 	qpiu_event_stop_locked(box, event, PERF_EF_UPDATE);
+	if (!qpiu_group_counting(box, event))
+		qpiu_box_unhold(box, QPIU_HOLD_OUT);
 	/* not after a stop(0): perf stopped it at its refresh limit */
 	emit = qpiu_take_due_last(event, &due, was_running);
 	if (hwc->idx >= 0) {
@@ -198,42 +345,6 @@ static void qpiu_event_read(struct perf_event *event)
 	else if (!(event->hw.state & PERF_HES_STOPPED))
 		qpiu_event_update(box, event);
 	raw_spin_unlock_irqrestore(&box->lock, irqflags);
-}
-
-/*
- * perf brackets group scheduling with pmu_disable/pmu_enable on the CPU
- * doing it: freeze the box this CPU reads, so a group starts and stops at
- * one instant.  Other CPUs of the socket must not touch it.
- */
-static void qpiu_pmu_freeze(struct pmu *pmu, bool freeze)
-{
-	struct qpiu_pmu *qpmu = to_qpmu(pmu);
-	unsigned int cpu = smp_processor_id();
-	unsigned int socket = qpiu_cpu_socket(cpu);
-	struct qpiu_box *box;
-	unsigned long flags;
-
-	if (socket >= QPIU_MAX_SOCKETS)
-		return;
-	rcu_read_lock();
-	box = rcu_dereference(qpmu->boxes[socket]);
-	if (box) {
-		raw_spin_lock_irqsave(&box->lock, flags);
-		if (box->cpu == cpu && (!freeze || box->n_active))
-			qpiu_box_freeze(box, freeze);
-		raw_spin_unlock_irqrestore(&box->lock, flags);
-	}
-	rcu_read_unlock();
-}
-
-static void qpiu_pmu_enable(struct pmu *pmu)
-{
-	qpiu_pmu_freeze(pmu, false);
-}
-
-static void qpiu_pmu_disable(struct pmu *pmu)
-{
-	qpiu_pmu_freeze(pmu, true);
 }
 
 static void qpiu_pmu_put_event(struct qpiu_pmu *qpmu)
@@ -476,6 +587,9 @@ void qpiu_pmu_set_callbacks(struct pmu *pmu)
 	pmu->read = qpiu_event_read;
 	pmu->pmu_enable = qpiu_pmu_enable;
 	pmu->pmu_disable = qpiu_pmu_disable;
+	pmu->start_txn = qpiu_start_txn;
+	pmu->commit_txn = qpiu_commit_txn;
+	pmu->cancel_txn = qpiu_cancel_txn;
 	pmu->check_period = qpiu_check_period;
 	pmu->capabilities |= PERF_PMU_CAP_NO_EXCLUDE;
 }

@@ -74,9 +74,10 @@ static bool qpiu_foreign_mark(struct qpiu_box *box, struct perf_event *event)
 
 /*
  * Read back the control of every running counter of @box.  A box we froze
- * ourselves is skipped: perf's pmu_disable() bracket or a sampling look is
- * reprogramming it (neither can interleave with the timer, which runs on
- * the reader CPU under box->lock, but a frozen box is not counting anyway).
+ * ourselves is skipped: perf is scheduling a group on it, or its events
+ * are moving to other counters (qpi_uncore_event.c, "When the box
+ * freezes"; neither can interleave with the timer, which runs on the
+ * reader CPU under box->lock, but a frozen box is not counting anyway).
  *
  * A counter that is not what we wrote: its event's count so far includes
  * whatever the other tool made it count, so the event is marked

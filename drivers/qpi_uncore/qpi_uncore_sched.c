@@ -24,8 +24,9 @@ static bool qpiu_same_filter(const struct qpiu_box *box,
 /*
  * Give @event a counter.  Events already counting keep theirs when possible;
  * when the new event's restrictions need a counter that is taken, the others
- * are moved (stopped, their counts folded, and restarted), which happens
- * inside pmu_disable(), with the box frozen.
+ * are moved (stopped, their counts folded, and restarted) with the box
+ * frozen, so that a moved event misses nothing the others count.  The
+ * box is frozen only when a running event moves.
  */
 int qpiu_box_place(struct qpiu_box *box, struct perf_event *event)
 {
@@ -62,6 +63,8 @@ int qpiu_box_place(struct qpiu_box *box, struct perf_event *event)
 		if (out[i] == prefer[i])
 			continue;
 		running[i] = !(list[i]->hw.state & PERF_HES_STOPPED);
+		if (running[i])
+			qpiu_box_hold(box, QPIU_HOLD_MOVE);
 		qpiu_event_stop_locked(box, list[i], PERF_EF_UPDATE);
 		box->events[prefer[i]] = NULL;
 	}
@@ -73,6 +76,7 @@ int qpiu_box_place(struct qpiu_box *box, struct perf_event *event)
 		if (i + 1 < n && running[i])
 			qpiu_event_start_locked(box, list[i]);
 	}
+	qpiu_box_unhold(box, QPIU_HOLD_MOVE);
 	return 0;
 }
 

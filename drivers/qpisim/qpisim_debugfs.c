@@ -158,8 +158,8 @@ static int links_open(struct inode *inode, struct file *file)
 }
 
 /*
- * "S.P T.Q", "S.P none" or "clear", one a line; the whole write applies
- * or, on the first bad line, nothing of it.
+ * One command a line (qsim_links_write()); the whole write applies or,
+ * on the first bad line, nothing of it.
  */
 static ssize_t links_write(struct file *file, const char __user *ubuf,
 			   size_t count, loff_t *ppos)

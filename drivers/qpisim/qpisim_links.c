@@ -7,7 +7,7 @@
  */
 #include "qpisim_model.h"
 
-#define QSIM_LINKS_USE	"write 'S.P T.Q', 'S.P none', 'S.P down', 'S.P up' or 'clear'"
+#define QSIM_LINKS_USE	"write 'S.P T.Q', 'S.P none', 'S.P down', 'S.P up', 'S.P names T.Q', 'S.P names peer' or 'clear'"
 
 #ifdef __KERNEL__
 #include <linux/kernel.h>
@@ -53,6 +53,7 @@ static void unwire_all(struct qsim *sim)
 		for (p = 0; p < sim->sock[s].nr_ports; p++) {
 			sim->sock[s].qpi[p].peer = NULL;
 			sim->sock[s].qpi[p].ll_down = false;
+			sim->sock[s].qpi[p].names = NULL;
 		}
 	}
 }
@@ -83,13 +84,16 @@ u8 qsim_link_state(const struct qsim_box *box)
  * in QPILP0[14:8], NID[1:0] as the one non-zero byte of QPILP2, byte 0
  * for 3 and byte 3 for 0).  The node id is the peer socket's UBox
  * CPUNODEID, the one GIDNIDMAP maps back to that socket.  Out of normal
- * operation both read zero: cleared at every link-layer init.
+ * operation both read zero: cleared at every link-layer init.  A port
+ * with the "names" fault holds the parameters of the port it names
+ * instead, so that the two ends of its link disagree.
  *
  * Return: the dword; 0 for offsets that are not one of those registers.
  */
 u32 qsim_link_reg(const struct qsim_box *box, unsigned int where)
 {
 	u8 state = qsim_link_state(box);
+	const struct qsim_box *from;
 	unsigned int node;
 
 	switch (where) {
@@ -105,10 +109,11 @@ u32 qsim_link_reg(const struct qsim_box *box, unsigned int where)
 	}
 	if (state != QPI_LL_NORMAL)
 		return 0;
-	node = box->peer->sock->node_id;
+	from = box->names ? box->names : box->peer;
+	node = from->sock->node_id;
 	if (where == QPI_QPILP2)
 		return (u32)QSIM_LP2_FLAGS << (8 * (3 - (node & 3)));
-	return box->peer->idx |
+	return from->idx |
 	       QSIM_LP0_NR_NIDS << QPI_QPILP0_NR_NIDS_SHIFT |
 	       (node >> 2) << QPI_QPILP0_NODE_HI_SHIFT |
 	       QSIM_LP0_LLR << QPI_QPILP0_LLR_SHIFT;
@@ -230,15 +235,35 @@ static int parse_end(const struct qsim *sim, const char *w, struct qsim_end *e,
 	return 0;
 }
 
+/*
+ * "S.P names T.Q": S.P's parameters name T.Q, any port of the model, its
+ * own socket's too; "S.P names peer": they name its peer again.
+ */
+static int names_line(struct qsim *sim, char w[][16], char *err, size_t len)
+{
+	struct qsim_end a, b;
+
+	if (parse_end(sim, w[0], &a, err, len))
+		return -1;
+	if (!strcmp(w[2], "peer")) {
+		sim->sock[a.sock].qpi[a.port].names = NULL;
+		return 0;
+	}
+	if (parse_end(sim, w[2], &b, err, len))
+		return -1;
+	sim->sock[a.sock].qpi[a.port].names = &sim->sock[b.sock].qpi[b.port];
+	return 0;
+}
+
 /* One line, applied if valid. */
 static int links_line(struct qsim *sim, const char *line, const char *end,
 		      char *err, size_t len)
 {
-	char w[3][16];
+	char w[4][16];
 	struct qsim_end a, b;
 	unsigned int n;
 
-	for (n = 0; n < 3; n++) {
+	for (n = 0; n < 4; n++) {
 		if (!next_word(&line, end, w[n], sizeof(w[n]))) {
 			snprintf(err, len,
 				 "links: a word is too long; " QSIM_LINKS_USE);
@@ -249,7 +274,9 @@ static int links_line(struct qsim *sim, const char *line, const char *end,
 	}
 	if (!n)
 		return 0;
-	if (n == 3) {
+	if (n == 3 && !strcmp(w[1], "names"))
+		return names_line(sim, w, err, len);
+	if (n >= 3) {
 		snprintf(err, len, "links: '%s %s %s...': one link a line; "
 			 QSIM_LINKS_USE, w[0], w[1], w[2]);
 		return -1;
@@ -312,16 +339,18 @@ static int links_pass(struct qsim *sim, const char *buf, char *err,
 /**
  * qsim_links_write() - apply what was written to the links file
  * @sim: the model
- * @buf: one command a line: "S.P T.Q", "S.P none", "S.P down", "S.P up"
- *       or "clear"
+ * @buf: one command a line: "S.P T.Q", "S.P none", "S.P down", "S.P up",
+ *       "S.P names T.Q", "S.P names peer" or "clear"
  * @err: where a one-line reason goes on failure
  * @errlen: size of @err
  *
  * "S.P T.Q" wires the two ports, unwiring whatever each had; "S.P none"
  * unwires one; "clear" all.  "S.P down" takes S.P's link out of normal
  * operation at both ends, "S.P up" retrains it; both want a wired port.
- * The lines apply in order, and only if every line is valid: a bad one
- * leaves the map as it was.
+ * "S.P names T.Q" is a fault: S.P's QPILP0/QPILP2 name T.Q, whatever S.P
+ * is wired to, until "S.P names peer" or "clear".  The lines apply in
+ * order, and only if every line is valid: a bad one leaves the map as it
+ * was.
  *
  * Return: 0, or -1 with @err naming the rule broken.
  */
@@ -330,6 +359,7 @@ int qsim_links_write(struct qsim *sim, const char *buf, char *err,
 {
 	struct {
 		struct qsim_box *peer;
+		struct qsim_box *names;
 		bool ll_down;
 	} was[QSIM_MAX_SOCKETS][QSIM_MAX_PORTS];
 	unsigned int s, p;
@@ -338,6 +368,7 @@ int qsim_links_write(struct qsim *sim, const char *buf, char *err,
 	for (s = 0; s < sim->nr_sockets; s++) {
 		for (p = 0; p < sim->sock[s].nr_ports; p++) {
 			was[s][p].peer = sim->sock[s].qpi[p].peer;
+			was[s][p].names = sim->sock[s].qpi[p].names;
 			was[s][p].ll_down = sim->sock[s].qpi[p].ll_down;
 		}
 	}
@@ -346,6 +377,7 @@ int qsim_links_write(struct qsim *sim, const char *buf, char *err,
 	for (s = 0; s < sim->nr_sockets; s++) {
 		for (p = 0; p < sim->sock[s].nr_ports; p++) {
 			sim->sock[s].qpi[p].peer = was[s][p].peer;
+			sim->sock[s].qpi[p].names = was[s][p].names;
 			sim->sock[s].qpi[p].ll_down = was[s][p].ll_down;
 		}
 	}
@@ -354,7 +386,8 @@ int qsim_links_write(struct qsim *sim, const char *buf, char *err,
 
 /**
  * qsim_links_show() - the links file: "S.P T.Q" a line, each link once,
- * " down" after a link taken down
+ * " down" after a link taken down; then "S.P names T.Q" for each port
+ * with that fault
  * @sim: the model
  * @buf: output, NUL-terminated
  * @len: size of @buf
@@ -381,6 +414,17 @@ size_t qsim_links_show(const struct qsim *sim, char *buf, size_t len)
 				      n < len ? len - n : 0, "%u.%u %u.%u%s\n",
 				      s, p, peer->sock->id, peer->idx,
 				      peer->ll_down ? " down" : "");
+		}
+	}
+	for (s = 0; s < sim->nr_sockets; s++) {
+		for (p = 0; p < sim->sock[s].nr_ports; p++) {
+			const struct qsim_box *to = sim->sock[s].qpi[p].names;
+
+			if (!to)
+				continue;
+			n += snprintf(buf + (n < len ? n : len),
+				      n < len ? len - n : 0, "%u.%u names %u.%u\n",
+				      s, p, to->sock->id, to->idx);
 		}
 	}
 	return n;

@@ -221,6 +221,12 @@ struct qsim_box {
 	 */
 	bool ll_down;
 	/*
+	 * QPI fault (links file "S.P names T.Q"): the port whose parameters
+	 * this port's QPILP0/QPILP2 hold instead of its peer's, as after an
+	 * exchange that went wrong; NULL: the peer's.
+	 */
+	struct qsim_box *names;
+	/*
 	 * QPI: the share (0..100 %) of the port's clockticks spent in Tx L0p,
 	 * Rx L0p and L1, indexed by enum qsim_residency, and the hundredths
 	 * of a cycle each carries to the next clockticks the box gets.

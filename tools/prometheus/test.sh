@@ -78,10 +78,12 @@ result $r "qpi-dashboard.json: parses, schemaVersion, datasource and instance/so
 make -s install-userspace DESTDIR="$tmp/inst" PREFIX=/usr/local > "$tmp/out" 2>&1
 r=$?
 unit=$tmp/inst/etc/systemd/system/qpistat.service
-[[ -f $tmp/inst/usr/local/share/qpi_uncore/prometheus/qpi.rules.yml ]] || r=1
-cmp -s tools/prometheus/qpi-dashboard.json "$tmp/inst/usr/local/share/qpi_uncore/grafana/qpi-dashboard.json" ||
+[[ -f $tmp/inst/usr/local/share/qpistat/prometheus/qpi.rules.yml ]] ||
+	{ echo "# no prometheus/qpi.rules.yml installed"; r=1; }
+cmp -s tools/prometheus/qpi-dashboard.json "$tmp/inst/usr/local/share/qpistat/grafana/qpi-dashboard.json" ||
 	{ echo "# no grafana/qpi-dashboard.json installed"; r=1; }
-grep -qx 'ExecStart=/usr/local/bin/qpistat --listen 127.0.0.1:9739' "$unit" || r=1
+grep -qx 'ExecStart=/usr/local/bin/qpistat --listen 127.0.0.1:9739' "$unit" ||
+	{ echo "# not the unit's ExecStart"; r=1; }
 # CAP_SYS_ADMIN only until the events are open (qpistat drops it before
 # its first request): a distribution's default perf_event_paranoid lets
 # nothing less open a system-wide event
@@ -105,7 +107,8 @@ if command -v systemd-analyze > /dev/null; then
 	done
 fi
 make -s uninstall DESTDIR="$tmp/inst" PREFIX=/usr/local KDIR=/nonexistent KVER=none >> "$tmp/out" 2>&1
-[[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpi_uncore ]] && r=1
+[[ -e $unit || -e $tunit || -e $tmp/inst/usr/local/share/qpistat ]] &&
+	{ echo "# make uninstall left files"; r=1; }
 [[ $r == 0 ]] || diag < "$tmp/out"
 result $r "make install-userspace: qpistat.service (non-root, CAP_SYS_ADMIN only, dropped by qpistat once its events are open), qpistat-textfile.service (the same, writes node_exporter's directory only), both wanted by qpi-pmon.target, both through systemd-analyze verify, qpi.rules.yml and grafana/qpi-dashboard.json; uninstall removes them"
 

@@ -1138,6 +1138,44 @@ static void test_link_regs_rewire_and_down(void)
 }
 
 /*
+ * The "names" fault: 0.0's parameters name 1.1 while it stays wired to
+ * 1.0, whose parameters still name 0.0; the links file lists it after the
+ * links; it survives a rewiring and goes with "names peer" or "clear"; a
+ * refused write keeps it as it was.
+ */
+static void test_link_regs_names(void)
+{
+	char err[QSIM_ERR_LEN];
+
+	setup("snbep", 2, 2, 2);
+	EXPECT_EQ(links("0.0 names 1.1"), 0);
+	EXPECT_TRUE(faces(0, 0, 1, 1) && faces(1, 0, 0, 0) &&
+		    faces(0, 1, 1, 1) && faces(1, 1, 0, 1));
+	EXPECT_TRUE(links_are("0.0 1.0\n0.1 1.1\n0.0 names 1.1\n"));
+	/* its own socket too: the driver judges it, not the model */
+	EXPECT_EQ(links("0.0 names 0.1"), 0);
+	EXPECT_TRUE(faces(0, 0, 0, 1));
+	/* no parameters out of normal operation, the fault or not */
+	EXPECT_EQ(links("0.0 down"), 0);
+	EXPECT_TRUE(left(0, 0, 8));
+	EXPECT_EQ(links("0.0 up\n1.0 0.1"), 0);
+	EXPECT_TRUE(left(0, 0, 0) && faces(1, 0, 0, 1));
+	EXPECT_EQ(links("0.0 1.1"), 0);
+	EXPECT_TRUE(faces(0, 0, 0, 1) && faces(1, 1, 0, 0));
+	EXPECT_EQ(qsim_links_write(&sim, "0.0 names peer\n0.0 names 2.0", err,
+				   sizeof(err)), -1);
+	EXPECT_TRUE(!strcmp(err, "links: 2.0: socket 2 out of range, the model has 2 sockets"));
+	EXPECT_EQ(qsim_links_write(&sim, "0.0 names 1.1 1.0", err,
+				   sizeof(err)), -1);
+	EXPECT_TRUE(links_are("0.0 1.1\n0.1 1.0\n0.0 names 0.1\n"));
+	EXPECT_EQ(links("0.0 names peer"), 0);
+	EXPECT_TRUE(faces(0, 0, 1, 1) && all_as_map());
+	EXPECT_TRUE(links_are("0.0 1.1\n0.1 1.0\n"));
+	EXPECT_EQ(links("1.1 names 0.1\nclear\n0.0 1.0"), 0);
+	EXPECT_TRUE(links_are("0.0 1.0\n") && all_as_map());
+}
+
+/*
  * 1000 DRS packets sent on 0.1 arrive at 1.1 (the default 2-socket map):
  * 8000 data flits at both ends, the far end's rx_count_pct applied, its
  * MATCH/MASK filtering CTO_COUNT; an unwired port's packets reach nobody.
@@ -1380,6 +1418,7 @@ static const struct ktap_case cases[] = {
 	{ "link_regs_default_maps", test_link_regs_default_maps },
 	{ "link_regs_node_ids", test_link_regs_node_ids },
 	{ "link_regs_rewire_and_down", test_link_regs_rewire_and_down },
+	{ "link_regs_names", test_link_regs_names },
 	{ "links_write", test_links_write },
 	{ "links_packets", test_links_packets },
 	{ "links_rate", test_links_rate },
