@@ -398,11 +398,18 @@ t_begin "each_poke_of_a_sampling_counter_seen"
 qpiu_unload
 expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
 dmesg_mark
+# The pokes come from socket 0's reader CPU, where the looks run with
+# interrupts off: so every poke lands between two looks, as the item asks.
+# From another CPU one can land between a look's read of the control and
+# its re-arm's write, a window of a few config accesses on silicon that
+# emulation stretches whenever it switches vCPUs inside it; such a write
+# is overwritten unseen, by any driver that re-arms with config accesses.
+rd0=$(socket_reader uncore_qpi_0 0)
 qperf <<EOT
 open s uncore_qpi_0 0x14 socket=0 period=1000 pinned
 inject rate socket=0 box=qpi0 event=0x14 per_s=1000000
 sh sleep 0.2
-sh sh /tmp/foreign_poke.sh
+sh taskset -c $rd0 sh /tmp/foreign_poke.sh
 inject rate socket=0 box=qpi0 event=0x14 per_s=0
 read s
 EOT
