@@ -29,6 +29,7 @@ build() {
 	[[ $1 != --again ]] || { again=(--again); shift; }
 	log=$("$repo/tools/kernels/build.sh" "${again[@]}" "$name" "$@" 2>&1)
 	local rc=$?
+	blog=$log
 	out=$(tail -n 1 <<< "$log")
 	grep -E 'warning:|error:' <<< "$log" | sed 's/^/# /'
 	[[ $rc == 0 ]] && ! grep -qE 'warning:|error:' <<< "$log"
@@ -36,17 +37,38 @@ build() {
 
 if [[ $kbuild == 1 ]]; then
 	# One compile: the W=1 build (the modules that boot), then sparse
-	# over every source of that same copy with the same flags, which
-	# kbuild compiles nothing again for
 	build W=1 QPIU_TEST_HOOKS=1 modules
 	w1=$?
+	# over every source of that same copy with the same flags, which
+	# kbuild compiles nothing again for.  It must be seen checking the
+	# files (a CHECK line each): 7.x's Makefile turns C=2 off when
+	# scripts/checker-valid.sh does not pass the sparse it finds, with a
+	# message that is no warning.  Trixie's sparse 0.6.4 does not parse
+	# 7.x's __typeof_unqual__; forced on (KBUILD_CHECKSRC=2) it reports
+	# hundreds of parse errors in the kernel's own headers.  That is a skip
+	# that says so, not a clean result.
 	build --again W=1 C=2 QPIU_TEST_HOOKS=1 modules
 	sparse=$?
+	checked=$(grep -cE '^ +CHECK +' <<< "$blog")
+	sparse_skip=
+	if grep -q 'is not available or not up to date' <<< "$blog"; then
+		sparse_skip="this kernel's Makefile finds the build root's sparse $("$repo/tools/kernels/in-root.sh" "$QPI_KROOT" sparse --version 2> /dev/null) too old for it"
+	elif [[ $checked == 0 ]]; then
+		echo "# sparse checked no file"
+		sparse=1
+	else
+		echo "# sparse checked $checked files"
+	fi
 	# "# "-prefixed, as run-vm's leaf results, for check.sh's tally
 	{
 		. "$repo/tools/ktap.sh"
 		result $w1 "$QPI_KVER: modules build with W=1, no warnings"
-		result $sparse "$QPI_KVER: sparse C=2 clean"
+		if [[ -n $sparse_skip ]]; then
+			n=$((n + 1))
+			echo "ok $n $QPI_KVER: sparse C=2 clean # SKIP $sparse_skip"
+		else
+			result $sparse "$QPI_KVER: sparse C=2 clean"
+		fi
 	} | sed 's/^/# /'
 	[[ $w1 == 0 ]] || exit 1
 else
