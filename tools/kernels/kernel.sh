@@ -22,6 +22,8 @@
 #   QPI_KIMAGE  vmlinuz on the host     QPI_KMODS   its module tree on the host
 #   QPI_KROOT   where to build: / or a chroot
 #   QPI_KBUILD  the headers, as seen from QPI_KROOT
+#   QPI_KSPARSE a newer sparse in QPI_KROOT (the trixie root: unstable's),
+#               or empty
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -78,6 +80,24 @@ chroot_dir() {
 }
 
 in_root() { "$here/in-root.sh" "$@"; }
+
+# newer_sparse ROOT: unstable's sparse in ROOT/opt/sparse, for the kernels
+# whose headers the suite's own sparse cannot parse (trixie's 0.6.4 and
+# 7.x's __typeof_unqual__); echoes its path inside ROOT.  Only the one
+# binary, which needs nothing but the C library of a trixie root.
+newer_sparse() {
+	local root=$1 t
+	if [[ ! -x $root/opt/sparse/sparse ]]; then
+		t=$(mktemp -d)
+		(cd "$t" && "$here/apt.sh" apt-get download sparse/unstable) >&2 ||
+			{ rm -rf "$t"; return 0; }
+		dpkg -x "$t"/sparse_*.deb "$t/x" && mkdir -p "$root/opt/sparse" &&
+			cp "$t/x/usr/bin/sparse" "$root/opt/sparse/sparse"
+		rm -rf "$t"
+	fi
+	in_root "$root" /opt/sparse/sparse --version > /dev/null 2>&1 &&
+		echo /opt/sparse/sparse
+}
 
 # newest_headers ROOT REGEX: the newest linux-headers-<release> whose
 # release matches REGEX in ROOT's package lists (refreshed once a day)
@@ -158,6 +178,8 @@ else
 fi
 kbuild=/usr/src/linux-headers-$kver
 [[ -f $root$kbuild/Module.symvers ]] || kbuild=/lib/modules/$kver/build
+ksparse=
+[[ $s != trixie ]] || ksparse=$(newer_sparse "$root")
 cat <<EOF
 QPI_KNAME=$name
 QPI_KVER=$kver
@@ -165,4 +187,5 @@ QPI_KIMAGE=$kimage
 QPI_KMODS=$kmods
 QPI_KROOT=$root
 QPI_KBUILD=$kbuild
+QPI_KSPARSE=$ksparse
 EOF
