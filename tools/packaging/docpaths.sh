@@ -45,6 +45,9 @@ runtime=(
 	'/lib/modules/qpi'
 	'/lib/modules/qpi/*'
 	'/var/tmp/*'
+	# inside the kernel matrix's trixie build root (tools/kernels/kernel.sh),
+	# never on the host
+	'/opt/sparse'
 	# dkms', udev's and the kernel packages'
 	'/var/lib/dkms'
 	'/usr/bin/udevadm'
