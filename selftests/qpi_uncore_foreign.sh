@@ -10,7 +10,7 @@
 # foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 14
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
@@ -37,7 +37,8 @@ if [ ! -f "$BUSY" ]; then
 		pinned_group_member_not_refused \
 		foreign_writes_kept_across_unthrottle \
 		each_poke_of_a_sampling_counter_seen \
-		read_back_on_another_cpu_leaves_a_delivery_alone; do
+		read_back_on_another_cpu_leaves_a_delivery_alone \
+		drop_on_another_cpu_leaves_a_delivery_alone; do
 		t_skip "$t" "qpi_uncore built without QPIU_TEST_HOOKS (test_resched_busy)"
 	done
 	ktap_finish
@@ -456,6 +457,88 @@ expect_eq "throttle records" "$(echo "$QOUT" | grep '^s samples=' | tail -n 1 | 
 expect_eq "one episode" "$(fw uncore_qpi_0)" 1
 expect_num "one log line" "$(dmesg_since_mark | grep -c "uncore_qpi_0: socket 0: counter [0-3] control is 0x00400114, expected 0x00400014 (1 counter): $MSG")" 1
 expect_num "no BOX_STATUS complaint" "$(dmesg_since_mark | grep -c 'BOX_STATUS')" 0
+t_end
+
+# perf throttles an event in the middle of a delivery that leaves periods
+# carried (QPIU_HES_DUE): the look then drops them (qpiu_box_drop_carried()),
+# as perf drops whatever comes until its next tick, and its THROTTLE record
+# accounts for them.  That drop must leave alone an event the reader is
+# still handing to perf (QPIU_HWF_DELIVER): on the perf_tp_event route
+# hw.period_left is then perf's for the call, to be put back after it, so
+# a drop there takes two periods of perf's leftovers instead and clears the
+# carried mark, and the delivery then puts the carried periods back, no
+# longer marked: the reader's own drop passes them over, and its next look
+# offers them again, as if just completed: after perf's tick, perf writes a
+# tick's worth more and throttles again.  perf's limit at 2000 a second (L
+# samples a tick, the driver's sample_tick_limit); a burst of 2000 periods,
+# past the pacing bound and past the most one callback offers
+# (QPIU_CALL_SAMPLES, 401 at HZ 250): 401 offered, L written, THROTTLE, the
+# rest dropped.  The test hook has another CPU, once perf throttled the
+# event, run the drop while the reader waits after perf's call.  Two more
+# read-backs (two more box timer callbacks, each with a look) have the next
+# looks run; a disable and enable ends the throttle if perf's tick has not
+# (perf's sched_in writes UNTHROTTLE then), and 5 periods more give 5
+# samples at the boundaries the counter is armed for.  A kprobe sums the
+# samples offered perf (qpiu_sample_emit()'s n): the burst's first callback's
+# (test_offered_look_max) and 5, whether a look came before perf's tick
+# (perf drops what it is offered then, unseen) or after.
+DROP=/sys/module/qpi_uncore/parameters/test_elsewhere_drop
+TLIM=/sys/module/qpi_uncore/parameters/sample_tick_limit
+TR=/sys/kernel/debug/tracing
+TP=/sys/module/qpi_uncore/parameters
+t_begin "drop_on_another_cpu_leaves_a_delivery_alone"
+qpiu_unload
+expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
+probes=no
+if echo "p:qpiu/emit qpiu_sample_emit n=%dx:u64" > $TR/kprobe_events 2> /dev/null; then
+	probes=yes
+fi
+dmesg_mark
+ran0=$(cat ${ELSE}_ran)
+miss0=$(cat ${ELSE}_missed)
+perf_limits_pin 2000 || fail "perf's sample rate limit not lowered"
+# a sampling event's open has the driver read perf's limit
+qperf <<EOT
+open x uncore_qpi_0 0x14 socket=0 period=1000 single
+close x
+EOT
+L=$(cat $TLIM)
+echo "# the driver paces to $L samples a tick; kprobes: $probes"
+echo 0 > $TP/test_offered_look_max
+[ $probes = yes ] && { echo > $TR/trace; echo 1 > $TR/events/qpiu/enable; }
+qperf <<EOT
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s 1024
+sh echo 1 > $DROP
+inject event socket=0 box=qpi0 event=0x14 count=2000000
+$(wait_for "[ \$((\$(cat ${ELSE}_ran) + \$(cat ${ELSE}_missed))) -ge $((ran0 + miss0 + 1)) ]")
+sh c=\$(cat $TFC); i=0; until [ \$(cat $TFC) -ge \$((c + 2)) ]; do [ \$i -ge 600 ] && { echo 'sh error: timeout: two read-backs'; break; }; i=\$((i + 1)); sleep 0.05; done
+samples s
+disable s
+enable s
+inject event socket=0 box=qpi0 event=0x14 count=5000
+waitsamples s $((L + 5)) 10
+disable s
+samples s
+read s
+EOT
+perf_limits_restore || fail "perf's sample rate limit not restored"
+echo "$QOUT" | grep '^s samples=' | sed 's/^/# /'
+sf() { echo "$QOUT" | grep '^s samples=' | tail -n 1 | sed "s/.* $1=\([0-9]*\).*/\1/"; }
+expect_num "another CPU's drop with the event throttled in perf's hands" $(( $(cat ${ELSE}_ran) - ran0 )) 1
+expect_num "and none that missed it" $(( $(cat ${ELSE}_missed) - miss0 )) 0
+expect_eq "count" "$(val s)" 2005000
+expect_num "samples" "$(echo "$QOUT" | grep '^s samples=' | tail -n 1 | sed 's/^s samples=\([0-9]*\).*/\1/')" $((L + 5))
+expect_num "periods" "$(sf periods)" $(((L + 5) * 1000))
+expect_num "throttle records" "$(sf throttle)" 1
+expect_num "unthrottle records" "$(sf unthrottle)" 1
+if [ $probes = yes ]; then
+	echo 0 > $TR/events/qpiu/enable
+	offered=$(awk '/ emit: / { sub(/.*n=/, ""); s += $1 } END { print s + 0 }' $TR/trace)
+	echo > $TR/kprobe_events
+	# the burst's first callback offers the most (test_offered_look_max)
+	expect_num "samples offered perf" "$offered" $(( $(cat $TP/test_offered_look_max) + 5 ))
+fi
 t_end
 
 qpiu_unload
