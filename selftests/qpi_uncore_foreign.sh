@@ -467,9 +467,10 @@ t_end
 # hw.period_left is then perf's for the call, to be put back after it, so
 # a drop there takes two periods of perf's leftovers instead and clears the
 # carried mark, and the delivery then puts the carried periods back, no
-# longer marked: the reader's own drop passes them over, and its next look
-# offers them again, as if just completed: after perf's tick, perf writes a
-# tick's worth more and throttles again.  perf's limit at 2000 a second (L
+# longer marked: the reader's own drop passes them over, and the next look
+# offers them again, as if just completed: before perf's tick perf drops
+# them unseen, after it perf writes a tick's worth more and throttles
+# again (both seen on 6.1).  perf's limit at 2000 a second (L
 # samples a tick, the driver's sample_tick_limit); a burst of 2000 periods,
 # past the pacing bound and past the most one callback offers
 # (QPIU_CALL_SAMPLES, 401 at HZ 250): 401 offered, L written, THROTTLE, the
