@@ -682,9 +682,7 @@ t_end
 # whether it was off its counter when traffic came is the rotation
 # timer's doing (late on a busy host).
 t_begin "completed_periods_sampled_under_multiplexing"
-mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
-old_mux=$(cat $mux)
-echo 1 > $mux
+mux_interval 1 uncore_qpi_0
 qperf <<EOF2
 open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
 mmap s
@@ -697,7 +695,6 @@ disable s
 samples s
 read s
 EOF2
-echo "$old_mux" > $mux
 v=$(val s)
 echo "# s counted $v of 170000 while scheduled: $(sfield s samples) samples"
 [ "${v:-0}" -ge 1000 ] || fail "s counted $v: no period"
