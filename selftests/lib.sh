@@ -51,6 +51,7 @@ t_took()
 
 t_end()
 {
+	mux_restore
 	t_took
 	ksft_n=$((ksft_n + 1))
 	if [ "$t_err" -eq 0 ]; then
@@ -422,4 +423,37 @@ perf_limits_restore()
 {
 	echo 25 > $PERF_PCT && echo "$old_perf_rate" > $PERF_RATE &&
 		echo "$old_perf_pct" > $PERF_PCT
+}
+
+# ---- perf's rotation interval ----
+
+# mux_interval MS PMU...: each PMU's perf_event_mux_interval_ms (how often
+# perf rotates the events that do not all fit its counters) set to MS.
+# The values found are kept, the first one of each PMU, and mux_restore
+# puts them back; t_end calls it, so a case ends with the intervals it
+# found.  A case that needs them back before its end calls it itself
+# (and so does a subshell, whose changes of mux_saved t_end never sees).
+mux_saved=
+mux_interval()
+{
+	mux_ms=$1
+	shift
+	for mux_pmu; do
+		mux_f=$PMUS/$mux_pmu/perf_event_mux_interval_ms
+		case " $mux_saved " in
+		*" $mux_f="*) ;;
+		*) mux_saved="$mux_saved $mux_f=$(cat "$mux_f")" ;;
+		esac
+		echo "$mux_ms" > "$mux_f"
+	done
+}
+
+# mux_restore: the intervals mux_interval changed, back as they were; not
+# for a PMU that is gone (its successor starts with the default)
+mux_restore()
+{
+	for mux_kv in $mux_saved; do
+		[ ! -e "${mux_kv%=*}" ] || echo "${mux_kv##*=}" > "${mux_kv%=*}"
+	done
+	mux_saved=
 }

@@ -110,9 +110,7 @@ t_begin "pinned_counting_beside_rotation_loses_nothing"
 # never frozen for a rotation, and the pinned event counts every data flit
 # that arrived.  (A driver that froze the box in pmu_disable() lost, at
 # each rotation, the flits that arrived while perf rotated.)
-mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
-old_mux=$(cat $mux)
-echo 1 > $mux
+mux_interval 1 uncore_qpi_0
 rm -f $P/frozen $P/regs
 cat > $P/rot.sh <<EOF
 echo 0 > $F
@@ -135,7 +133,6 @@ read f1
 read f2
 read f3
 EOF
-echo "$old_mux" > $mux
 sed 's/^/# frozen: /' $P/frozen
 echo "$QOUT" | grep -E '^(p|f[0-3]) ' | sed 's/^/# /'
 arrived=$(stream_kv 0x01 arrived $P/frozen)
@@ -165,9 +162,7 @@ t_begin "rotating_groups_start_and_stop_together"
 # commit) and stop together (frozen from the first del() to the last), so
 # both members of each group count the same flits.  Those freezes are the
 # ones the pinned event pays for: its loss is what arrived inside them.
-mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
-old_mux=$(cat $mux)
-echo 1 > $mux
+mux_interval 1 uncore_qpi_0
 rm -f $P/frozen $P/regs
 qperf <<EOF
 open p uncore_qpi_0 0x0201 socket=0 pinned
@@ -182,7 +177,6 @@ gread b
 read a
 read b
 EOF
-echo "$old_mux" > $mux
 sed 's/^/# frozen: /' $P/frozen
 echo "$QOUT" | grep -E '^(p|a|b)[^ ]* ' | sed 's/^/# /'
 arrived=$(stream_kv 0x01 arrived $P/frozen)

@@ -28,23 +28,21 @@ reader()
 	done
 }
 
-# rec FILE PERF-RECORD-ARGS... -- CMD: perf record -a, quietly, without
-# the build-id pass over the samples at its end (-B), which takes half of
-# each recording's time in a guest and reads no sample of ours.  The first
-# case records as a user does, with it (recp).
+# rec [--build-ids] FILE PERF-RECORD-ARGS... -- CMD: perf record -a,
+# quietly, without the build-id pass over the samples at its end (-B),
+# which takes half of each recording's time in a guest and reads no sample
+# of ours.  The first case records as a user does, with that pass
+# (--build-ids).
 rec()
 {
+	nobuildid=-B
+	if [ "$1" = --build-ids ]; then
+		nobuildid=
+		shift
+	fi
 	f=$1
 	shift
-	perf record -q -a -B -o "$f" "$@" > $P/rec.out 2>&1 ||
-		fail "perf record $*: $(tail -n 3 $P/rec.out)"
-}
-
-recp()
-{
-	f=$1
-	shift
-	perf record -q -a -o "$f" "$@" > $P/rec.out 2>&1 ||
+	perf record -q -a ${nobuildid:+"$nobuildid"} -o "$f" "$@" > $P/rec.out 2>&1 ||
 		fail "perf record $*: $(tail -n 3 $P/rec.out)"
 }
 
@@ -80,7 +78,7 @@ r0=$(reader 0 uncore_qpi_0)
 r1=$(reader 1 uncore_qpi_0)
 
 t_begin "qpi_ten_samples_from_socket_0_reader"
-recp $P/a.data -e uncore_qpi_0/rxl_flits_g0.data/ -c 1000000 -P -- \
+rec --build-ids $P/a.data -e uncore_qpi_0/rxl_flits_g0.data/ -c 1000000 -P -- \
 	sh -c "echo 'event socket=0 box=qpi0 event=0x01 umask=0x02 count=10000000' > $DBG/inject;
 	       echo 'event socket=1 box=qpi0 event=0x01 umask=0x02 count=999999' > $DBG/inject;
 	       sleep 0.1"
@@ -684,9 +682,7 @@ t_end
 # whether it was off its counter when traffic came is the rotation
 # timer's doing (late on a busy host).
 t_begin "completed_periods_sampled_under_multiplexing"
-mux=$PMUS/uncore_qpi_0/perf_event_mux_interval_ms
-old_mux=$(cat $mux)
-echo 1 > $mux
+mux_interval 1 uncore_qpi_0
 qperf <<EOF2
 open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
 mmap s
@@ -699,7 +695,6 @@ disable s
 samples s
 read s
 EOF2
-echo "$old_mux" > $mux
 v=$(val s)
 echo "# s counted $v of 170000 while scheduled: $(sfield s samples) samples"
 [ "${v:-0}" -ge 1000 ] || fail "s counted $v: no period"

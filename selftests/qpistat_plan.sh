@@ -44,15 +44,10 @@ TRAFFIC="echo 'packet socket=0 port=0 dir=tx mc=drs count=1000
 packet socket=0 port=0 dir=tx mc=hom_req count=500
 packet socket=1 port=1 dir=tx mc=drs count=200' > $DBG/inject"
 
-# perf's rotation of every QPI PMU stopped (mux_stop) or back (mux_back)
+# perf's rotation of every QPI PMU stopped (mux_stop), until mux_restore
 mux_stop()
 {
-	MUX_OLD=$(cat $PMUS/uncore_qpi_0/perf_event_mux_interval_ms)
-	for f in $PMUS/uncore_qpi_*/perf_event_mux_interval_ms; do echo 100000 > "$f"; done
-}
-mux_back()
-{
-	for f in $PMUS/uncore_qpi_*/perf_event_mux_interval_ms; do echo "$MUX_OLD" > "$f"; done
+	for f in $PMUS/uncore_qpi_*; do mux_interval 100000 "${f##*/}"; done
 }
 
 # Without a far end: both links down.  SNB-EP and IVB-EP count at the
@@ -199,7 +194,7 @@ plan_reads()
 {
 	mux_stop
 	"$QPISTAT" -- sh -c "cat $DBG/socket0/qpi0/regs; echo --; cat $DBG/socket0/qpi0/regs; echo --; cat $DBG/socket0/qpi0/regs"
-	mux_back
+	mux_restore
 }
 # read_sel REGS I: the event selects of the enabled controls in read I
 read_sel()
@@ -302,7 +297,7 @@ event socket=0 box=qpi0 event=0x02 umask=0x02 count=11
 event socket=0 box=qpi0 event=0x0d count=40 cycles=100
 event socket=0 box=qpi0 event=0x10 count=13
 event socket=0 box=qpi0 event=0x12 count=17' > $DBG/inject; sleep 0.2")
-mux_back
+mux_restore
 bad=$(health_counted "$out")
 [ -z "$bad" ] || fail "$bad: $(echo "$out" | grep -E '^qpi_(crc|retry|l0p|l1|rx_own)_.*socket="0",port="0"')"
 expect_lines "$out" \
@@ -361,7 +356,7 @@ for run in 1 2 3; do
 	echo "$STREAMS" > $DBG/inject
 	"$QPISTAT" --check --window 1500 > /tmp/qpistat_check.out 2>&1
 	echo "$STREAMS" | sed 's/per_s=[0-9]*/per_s=0/' > $DBG/inject
-	mux_back
+	mux_restore
 	out=$(grep '^[a-z]* *health ' /tmp/qpistat_check.out)
 	case $out in
 	"warn health "*) ;;

@@ -35,36 +35,72 @@ build() {
 	[[ $rc == 0 ]] && ! grep -qE 'warning:|error:' <<< "$log"
 }
 
+# kernel_checks_sparse: this kernel's Makefile passes C= on only with a
+# sparse its scripts/checker-valid.sh accepts (7.x), which Debian's headers
+# do not ship: there kbuild turns C=2 off, with a message that is no
+# warning, whatever the sparse.  Debian's flavour Makefile includes the
+# common one, which holds the test.
+kernel_checks_sparse() {
+	local mk=${QPI_KROOT%/}$QPI_KBUILD/Makefile inc
+	inc=$(sed -n 's/^include //p' "$mk")
+	grep -qs 'checker-valid\.sh' "$mk" ${inc:+"${QPI_KROOT%/}$inc"}
+}
+
+# sparse_parses SPARSE: SPARSE in the build root parses what such a
+# Makefile's checker-valid.sh tries it on, __typeof_unqual__ (trixie's
+# 0.6.4 does not).  sparse exits 0 on errors: its output tells.
+sparse_parses() {
+	local o
+	o=$(printf '%s\n' 'static inline int u(const int *q)' '{' \
+		'	__typeof_unqual__(*q) v = *q;' '	return v;' '}' |
+		"$repo/tools/kernels/in-root.sh" "$QPI_KROOT" "$1" -m64 - 2>&1) &&
+		! grep -q 'error' <<< "$o"
+}
+
+# pick_sparse: how sparse checks this kernel, before anything is built:
+# sets sparse_args (kbuild's arguments), sparse_by (which sparse, for
+# the report) or sparse_skip (why none can).  On a kernel that tests its
+# sparse, the first of the build root's and QPI_KSPARSE (unstable's, in
+# the trixie root) that passes that test, with KBUILD_CHECKSRC=2, which
+# outranks the Makefile's C=2 turned off; elsewhere the build root's.
+pick_sparse() {
+	local s
+	sparse_args=(C=2) sparse_by='' sparse_skip=''
+	kernel_checks_sparse || return 0
+	for s in sparse ${QPI_KSPARSE:+"$QPI_KSPARSE"}; do
+		if sparse_parses "$s"; then
+			sparse_args=(C=2 KBUILD_CHECKSRC=2 CHECK="$s")
+			sparse_by=" ($s $("$repo/tools/kernels/in-root.sh" "$QPI_KROOT" "$s" --version 2> /dev/null))"
+			return 0
+		fi
+	done
+	sparse_skip="this kernel's Makefile wants a sparse that parses __typeof_unqual__: the build root's does not"
+	if [[ -n ${QPI_KSPARSE:-} ]]; then
+		sparse_skip+=", nor does $QPI_KSPARSE"
+	else
+		sparse_skip+=", and it has no newer one (QPI_KSPARSE)"
+	fi
+}
+
 if [[ $kbuild == 1 ]]; then
 	# One compile: the W=1 build (the modules that boot), then sparse
 	build W=1 QPIU_TEST_HOOKS=1 modules
 	w1=$?
 	# over every source of that same copy with the same flags, which
 	# kbuild compiles nothing again for.  It must be seen checking the
-	# files (a CHECK line each): 7.x's Makefile turns C=2 off, with a
-	# message that is no warning, when scripts/checker-valid.sh does not
-	# pass the sparse it finds; and Debian's 7.x headers do not ship that
-	# script.  Trixie's sparse 0.6.4 cannot parse 7.x's __typeof_unqual__
-	# either, so there the check runs again with unstable's sparse
-	# (QPI_KSPARSE) and KBUILD_CHECKSRC=2, which outranks the Makefile's.
-	build --again W=1 C=2 QPIU_TEST_HOOKS=1 modules
-	sparse=$?
-	sparse_skip= sparse_by=
-	if grep -q 'is not available or not up to date' <<< "$blog"; then
-		if [[ -n ${QPI_KSPARSE:-} ]]; then
-			build --again W=1 C=2 KBUILD_CHECKSRC=2 CHECK="$QPI_KSPARSE" QPIU_TEST_HOOKS=1 modules
-			sparse=$?
-			sparse_by=" ($QPI_KSPARSE $("$repo/tools/kernels/in-root.sh" "$QPI_KROOT" "$QPI_KSPARSE" --version 2> /dev/null))"
+	# files (a CHECK line each): kbuild may turn C=2 off with a message
+	# that is no warning (see kernel_checks_sparse).
+	pick_sparse
+	if [[ -z $sparse_skip ]]; then
+		build --again W=1 "${sparse_args[@]}" QPIU_TEST_HOOKS=1 modules
+		sparse=$?
+		checked=$(grep -cE '^ +CHECK +' <<< "$blog")
+		if [[ $checked == 0 ]]; then
+			echo "# sparse checked no file$(grep -o 'C=2 specified, but .*' <<< "$blog" | sed 's/^/: kbuild: /')"
+			sparse=1
 		else
-			sparse_skip="this kernel's Makefile finds the build root's sparse too old for it"
+			echo "# sparse checked $checked files$sparse_by"
 		fi
-	fi
-	checked=$(grep -cE '^ +CHECK +' <<< "$blog")
-	if [[ -z $sparse_skip && $checked == 0 ]]; then
-		echo "# sparse checked no file"
-		sparse=1
-	elif [[ -z $sparse_skip ]]; then
-		echo "# sparse checked $checked files$sparse_by"
 	fi
 	# "# "-prefixed, as run-vm's leaf results, for check.sh's tally
 	{
@@ -74,7 +110,7 @@ if [[ $kbuild == 1 ]]; then
 			n=$((n + 1))
 			echo "ok $n $QPI_KVER: sparse C=2 clean # SKIP $sparse_skip"
 		else
-			result $sparse "$QPI_KVER: sparse C=2 clean"
+			result "$sparse" "$QPI_KVER: sparse C=2 clean"
 		fi
 	} | sed 's/^/# /'
 	[[ $w1 == 0 ]] || exit 1

@@ -190,6 +190,33 @@ test_build() {
 		tail -n 20 <<< "$log" | sed 's/^/# /'
 		echo "not ok 1 the guests' modules are the test build (QPIU_TEST_HOOKS)"
 	fi
+	percpu_unrelocated 2 "$repo"/drivers/*/*.ko
+}
+
+# percpu_unrelocated N KO...: no module has a relocation into its per-CPU
+# template (.rela.data..percpu: a static per-CPU initializer holding an
+# address).  Kernels before 6.16 (apply_relocations() skips the section,
+# which has no SHF_ALLOC) copy the template unrelocated to every CPU, so
+# the address is NULL there: an irq_work's func was, a NULL call from
+# irq_work_single() on 6.1 (issue 34 item 7).
+percpu_unrelocated() {
+	local n=$1 ko bad='' names=''
+	shift
+	for ko; do
+		names+=" ${ko##*/}"
+		if ! readelf -SW "$ko" > /dev/null; then
+			bad=1
+		elif readelf -SW "$ko" | grep -qF ' .rela.data..percpu '; then
+			readelf -rW "$ko" | sed -n '/ section .\.rela\.data\.\.percpu. /,/^$/p' |
+				sed "s|^|# ${ko##*/}: |"
+			bad=1
+		fi
+	done
+	if [[ -z $bad && $# -gt 0 ]]; then
+		echo "ok $n no static per-CPU initializer holds an address:$names"
+	else
+		echo "not ok $n no static per-CPU initializer holds an address:$names"
+	fi
 }
 
 # make sparse has the build stage's flags: sparse over every source,

@@ -58,8 +58,12 @@ static inline void qpiu_hrtimer_setup(struct hrtimer *timer,
  * Queue @work, a per-CPU irq_work of this CPU, set up on its first use
  * here (interrupts off): to run in hard interrupt context on PREEMPT_RT
  * too (5.10 has no flag for it, and no RT kernel in the matrix).  Set up
- * at run time, not by a static per-CPU initializer, whose function pointer
- * a module's per-CPU copy was seen to lack (a NULL call from irq_work).
+ * at run time, not by a static per-CPU initializer: kernels before 6.16
+ * copy a module's per-CPU template to every CPU without applying its
+ * relocations (apply_relocations() skips .data..percpu), so func would be
+ * NULL there, called by irq_work_single().  Only its CPU writes @work,
+ * with interrupts off, and only before the first queueing: func never
+ * changes after, so a queued work is never set up again.
  */
 static inline void qpiu_irq_work_queue_hard(struct irq_work *work,
 					    void (*fn)(struct irq_work *))

@@ -986,7 +986,13 @@ void qpiu_look_sampling_gone(struct qpiu_box *box)
 		perf_event_release_kernel(qpiu_limit_ev);
 	qpiu_limit_ev = NULL;
 	mutex_unlock(&qpiu_limit_mutex);
-	/* nor the reset of a CPU's bound (QPIU_CALL_SAMPLES) */
+	/*
+	 * Nor the reset of a CPU's bound (QPIU_CALL_SAMPLES): queued only on
+	 * the event's CPU, by its del() or stop() or a box timer there, which
+	 * perf's removal of the event (an IPI it waits for) follows.  A CPU
+	 * that went offline ran its queued works as it went
+	 * (smpcfd_dying_cpu()).  A NULL func: never queued since the load.
+	 */
 	for_each_possible_cpu(cpu)
 		if (per_cpu_ptr(&qpiu_cpu_taken_work, cpu)->func)
 			irq_work_sync(per_cpu_ptr(&qpiu_cpu_taken_work, cpu));

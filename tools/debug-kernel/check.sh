@@ -8,10 +8,11 @@
 #   debug  every selftest on the 6.1 debug kernel (KASAN, lockdep,
 #          DEBUG_ATOMIC_SLEEP, kmemleak, UBSAN, KUnit), which also builds
 #          and runs the KUnit suite (first build about 30 min).
-#   rt     the sampling, life-cycle and hand-over selftests on a PREEMPT_RT kernel
-#          with lockdep and DEBUG_ATOMIC_SLEEP, from the newest
-#          trixie-backports linux-source, the module built with that
-#          kernel's gcc in the trixie chroot (first build 80 min here).
+#   rt     the sampling, pacing, multiplexing, life-cycle and hand-over
+#          selftests on a PREEMPT_RT kernel with lockdep and
+#          DEBUG_ATOMIC_SLEEP, from the newest trixie-backports
+#          linux-source, the module built with that kernel's gcc in the
+#          trixie chroot (first build 80 min here).
 #
 # TIERS="debug rt" (the default) picks them: make check-debug TIERS=rt.
 # Other arguments go to run-vm, after the tier's own (so --tests overrides).
@@ -76,9 +77,13 @@ tier_rt() {
 	# and rmmod intel_uncore gives one on 7.x that is intel_uncore's own
 	# (run-vm's known_upstream), so each test starts with lockdep on.
 	# life.sh (probe, removal, PMU retirement, hotplug) unloads
-	# intel_uncore in its last case only.
+	# intel_uncore in its last case only.  pace.sh (pacing to perf's
+	# limit, the per-CPU bound's hard irq_work) and freeze.sh (perf's
+	# multiplexing hrtimer rotating events through add()/del() under the
+	# box lock) are where an interrupt thread and a hard hrtimer meet.
 	local t rc=0
-	for t in qpi_uncore_sample.sh qpi_uncore_life.sh qpi_uncore_takeover.sh; do
+	for t in qpi_uncore_sample.sh qpi_uncore_pace.sh qpi_uncore_freeze.sh \
+		 qpi_uncore_life.sh qpi_uncore_takeover.sh; do
 		QPI_KO_DIR=$out "$repo/tools/vm/run-vm" --no-build --timeout 5400 \
 			--boot-timeout 240 --env QPI_TEST_TIMEOUT=2400 --mem 2048 \
 			--tests "$t" "$@" || rc=1
