@@ -756,13 +756,15 @@ static u64 qpiu_box_look(struct qpiu_box *box);
  * read-back finds it then (qpi_uncore_test.c, test_elsewhere_ctl).  Or
  * the throttle's drop of carried periods run there once perf throttled
  * the event, with perf's call over but hw.period_left still perf's
- * (test_elsewhere_drop): the drop runs only at the end of a look that
- * handed perf samples of its own CPU, so no look elsewhere reaches it
- * while the reader's look delivers; the hook calls it directly, to hold
- * the drop to QPIU_HWF_DELIVER like everything else that touches an
- * event's period state.  One at a time: the reader's delivery waits for
- * it (qpiu_test_deliver_window(), qpiu_test_deliver_done()).  An IPI: no
- * irq_work can be queued on another CPU from a module.
+ * (test_elsewhere_drop).  Nothing else runs the drop so: it runs at the
+ * end of a look that handed perf samples of events on its own CPU, only a
+ * look's delivery leaves periods carried (del() and stop() drop what they
+ * cannot offer, qpiu_take_due_last()), and one box's looks never overlap
+ * (one hrtimer); the hook calls it directly, to hold the drop to
+ * QPIU_HWF_DELIVER should that change.  One at a time: the reader's
+ * delivery waits for it (qpiu_test_deliver_window(),
+ * qpiu_test_deliver_done()).  An IPI: no irq_work can be queued on
+ * another CPU from a module.
  */
 static struct {
 	call_single_data_t csd;
