@@ -10,7 +10,7 @@
 # foreign_check_ms=0 turns it off.
 . "$(dirname "$0")/lib.sh"
 
-ktap_plan 13
+ktap_plan 14
 
 MSG="another tool reprograms these registers"
 FW=foreign_writes
@@ -37,7 +37,8 @@ if [ ! -f "$BUSY" ]; then
 		pinned_group_member_not_refused \
 		foreign_writes_kept_across_unthrottle \
 		each_poke_of_a_sampling_counter_seen \
-		read_back_on_another_cpu_leaves_a_delivery_alone; do
+		read_back_on_another_cpu_leaves_a_delivery_alone \
+		drop_on_another_cpu_leaves_a_delivery_alone; do
 		t_skip "$t" "qpi_uncore built without QPIU_TEST_HOOKS (test_resched_busy)"
 	done
 	ktap_finish
@@ -456,6 +457,118 @@ expect_eq "throttle records" "$(echo "$QOUT" | grep '^s samples=' | tail -n 1 | 
 expect_eq "one episode" "$(fw uncore_qpi_0)" 1
 expect_num "one log line" "$(dmesg_since_mark | grep -c "uncore_qpi_0: socket 0: counter [0-3] control is 0x00400114, expected 0x00400014 (1 counter): $MSG")" 1
 expect_num "no BOX_STATUS complaint" "$(dmesg_since_mark | grep -c 'BOX_STATUS')" 0
+t_end
+
+# perf throttles an event in the middle of a delivery that leaves periods
+# carried (QPIU_HES_DUE): the look then drops them (qpiu_box_drop_carried()),
+# as perf drops whatever comes until its next tick, and its THROTTLE record
+# accounts for them.  That drop must leave alone an event the reader is
+# still handing to perf (QPIU_HWF_DELIVER): on the perf_tp_event route
+# hw.period_left is then perf's for the call, to be put back after it, so
+# a drop there takes two periods of perf's leftovers instead and clears the
+# carried mark, and the delivery then puts the carried periods back, no
+# longer marked: the reader's own drop passes them over, and the next look
+# offers them again, as if just completed: before perf's tick perf drops
+# them unseen, after it perf writes a tick's worth more and throttles
+# again (both seen on 6.1).  perf's limit at 2000 a second (L samples a
+# tick, the driver's sample_tick_limit); a burst of 2000 periods, past the
+# pacing bound and past the most one callback offers (QPIU_CALL_SAMPLES,
+# 401 at HZ 250): one callback offers that many, perf writes its limit
+# and throttles (L samples on 6.1 and 7.3, L + 1 on 5.10), the rest is
+# dropped.  Two more read-backs (two more box timer callbacks, each with a
+# look) have the next looks run; a disable and enable ends the throttle if
+# perf's tick has not (perf's sched_in writes UNTHROTTLE then), and 5
+# periods more give 5 samples at the boundaries the counter is armed for,
+# by two read-backs later.
+# Once so, for reference, and once with the test hook having another CPU,
+# once perf throttled the event, run the drop while the reader waits after
+# perf's call: the same samples, periods, records and most offered in one
+# callback, the count exact.  A kprobe sums the samples offered perf (qpiu_sample_emit()'s n): the
+# burst's first callback's (test_offered_look_max) and 5, whether a look
+# came before perf's tick or after.
+DROP=/sys/module/qpi_uncore/parameters/test_elsewhere_drop
+TLIM=/sys/module/qpi_uncore/parameters/sample_tick_limit
+TR=/sys/kernel/debug/tracing
+TP=/sys/module/qpi_uncore/parameters
+
+# a "sh" line for qpiperf: wait for two more read-backs, each in a box
+# timer callback with a look (a guard of 30 s against a hang)
+two_looks="sh c=\$(cat $TFC); i=0; until [ \$(cat $TFC) -ge \$((c + 2)) ]; do [ \$i -ge 600 ] && { echo 'sh error: timeout: two read-backs'; break; }; i=\$((i + 1)); sleep 0.05; done"
+
+# drop_burst HOOK: the burst, the hook armed if HOOK is 1; qpiperf's output
+# in QOUT, the samples offered perf in $offered (empty without kprobes)
+drop_burst()
+{
+	ran0=$(cat ${ELSE}_ran)
+	miss0=$(cat ${ELSE}_missed)
+	echo 0 > $TP/test_offered_look_max
+	[ $probes = yes ] && { echo > $TR/trace; echo 1 > $TR/events/qpiu/enable; }
+	qperf <<EOT
+open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
+mmap s 1024
+sh echo $1 > $DROP
+inject event socket=0 box=qpi0 event=0x14 count=2000000
+$(if [ "$1" = 1 ]; then wait_for "[ \$((\$(cat ${ELSE}_ran) + \$(cat ${ELSE}_missed))) -ge $((ran0 + miss0 + 1)) ]"; else echo "sh :"; fi)
+$two_looks
+samples s
+disable s
+enable s
+inject event socket=0 box=qpi0 event=0x14 count=5000
+$two_looks
+disable s
+samples s
+read s
+close s
+EOT
+	offered=
+	most=$(cat $TP/test_offered_look_max)
+	if [ $probes = yes ]; then
+		echo 0 > $TR/events/qpiu/enable
+		offered=$(awk '/ emit: / { sub(/.*n=/, ""); s += $1 } END { print s + 0 }' $TR/trace)
+	fi
+	echo "$QOUT" | grep '^s samples=' | sed "s/^/# hook $1: /"
+	echo "# hook $1: offered perf ${offered:-?}, at most $most in one callback"
+}
+
+# sf FIELD: a field of the last "s samples=..." line
+sf() { echo "$QOUT" | grep '^s samples=' | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+t_begin "drop_on_another_cpu_leaves_a_delivery_alone"
+qpiu_unload
+expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
+probes=no
+if echo "p:qpiu/emit qpiu_sample_emit n=%dx:u64" > $TR/kprobe_events 2> /dev/null; then
+	probes=yes
+fi
+perf_limits_pin 2000 || fail "perf's sample rate limit not lowered"
+drop_burst 0
+ref_samples=$(sf samples) ref_periods=$(sf periods)
+ref_throttle=$(sf throttle) ref_unthrottle=$(sf unthrottle)
+ref_count=$(val s) ref_offered=$offered ref_most=$most
+L=$(cat $TLIM)
+echo "# the driver paces to $L samples a tick; kprobes: $probes"
+drop_burst 1
+perf_limits_restore || fail "perf's sample rate limit not restored"
+expect_num "another CPU's drop with the event throttled in perf's hands" $(( $(cat ${ELSE}_ran) - ran0 )) 1
+expect_num "and none that missed it" $(( $(cat ${ELSE}_missed) - miss0 )) 0
+expect_eq "reference: count" "$ref_count" 2005000
+expect_eq "count" "$(val s)" 2005000
+# perf writes its limit of a tick, or one more (5.10), then the 5
+[ "$ref_samples" -ge $((L + 5)) ] && [ "$ref_samples" -le $((L + 6)) ] ||
+	fail "reference: $ref_samples samples, not perf's limit $L (or one more) and 5"
+expect_num "reference: periods" "$ref_periods" $((ref_samples * 1000))
+expect_num "reference: throttle records" "$ref_throttle" 1
+expect_num "reference: unthrottle records" "$ref_unthrottle" 1
+expect_num "samples" "$(sf samples)" "$ref_samples"
+expect_num "periods" "$(sf periods)" "$ref_periods"
+expect_num "throttle records" "$(sf throttle)" 1
+expect_num "unthrottle records" "$(sf unthrottle)" 1
+expect_num "most offered in one callback" "$most" "$ref_most"
+if [ $probes = yes ]; then
+	echo > $TR/kprobe_events
+	expect_num "reference: samples offered perf" "$ref_offered" $((ref_most + 5))
+	expect_num "samples offered perf" "$offered" "$ref_offered"
+fi
 t_end
 
 qpiu_unload

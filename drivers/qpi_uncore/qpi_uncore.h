@@ -305,10 +305,12 @@ void qpiu_test_reader_delay(void);
 void qpiu_test_resched_asked(int n);
 void qpiu_test_read(const struct perf_event *event);
 void qpiu_test_deliver_window(void);
+void qpiu_test_deliver_done(void);
 void qpiu_test_offered(bool last, unsigned int n);
 void qpiu_test_foreign_checked(void);
 void qpiu_test_offered_sync(void);
 u32 qpiu_test_elsewhere_take(void);
+bool qpiu_test_elsewhere_drop_take(void);
 u64 qpiu_test_elsewhere_events(void);
 void qpiu_test_elsewhere_ran(bool hit);
 #else
@@ -319,6 +321,7 @@ static inline void qpiu_test_reader_delay(void) { }
 static inline void qpiu_test_resched_asked(int n) { }
 static inline void qpiu_test_read(const struct perf_event *event) { }
 static inline void qpiu_test_deliver_window(void) { }
+static inline void qpiu_test_deliver_done(void) { }
 static inline void qpiu_test_offered(bool last, unsigned int n) { }
 static inline void qpiu_test_foreign_checked(void) { }
 static inline void qpiu_test_offered_sync(void) { }

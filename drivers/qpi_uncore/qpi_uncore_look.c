@@ -753,9 +753,17 @@ static u64 qpiu_box_look(struct qpiu_box *box);
  * stayed on the old reader through a reader change (an hrtimer keeps its
  * CPU while its callback runs), with a foreign tool writing the event's
  * counter control and traffic moving the counter meanwhile, so that the
- * read-back finds it then (qpi_uncore_test.c, test_elsewhere_ctl).  One
- * at a time: the reader's delivery waits for it
- * (qpiu_test_deliver_window()).  An IPI: no irq_work can be queued on
+ * read-back finds it then (qpi_uncore_test.c, test_elsewhere_ctl).  Or
+ * the throttle's drop of carried periods run there once perf throttled
+ * the event, with perf's call over but hw.period_left still perf's
+ * (test_elsewhere_drop).  Nothing else runs the drop so: it runs at the
+ * end of a look that handed perf samples of events on its own CPU, only a
+ * look's delivery leaves periods carried (del() and stop() drop what they
+ * cannot offer, qpiu_take_due_last()), and one box's looks never overlap
+ * (one hrtimer); the hook calls it directly, to hold the drop to
+ * QPIU_HWF_DELIVER should that change.  One at a time: the reader's
+ * delivery waits for it (qpiu_test_deliver_window(),
+ * qpiu_test_deliver_done()).  An IPI: no irq_work can be queued on
  * another CPU from a module.
  */
 static struct {
@@ -763,17 +771,22 @@ static struct {
 	struct qpiu_box *box;
 	struct perf_event *event;
 	u32 ctl;
+	bool drop;
 } qpiu_elsewhere;
 
-/* The reader has handed @event to perf (it then waits for this CPU). */
+/*
+ * The reader has handed @event to perf (it then waits for this CPU), and,
+ * if @throttled, perf throttled it there.
+ */
 static bool qpiu_elsewhere_delivering(struct qpiu_box *box,
-				      struct perf_event *event)
+				      struct perf_event *event, bool throttled)
 {
 	unsigned long flags;
 	bool ret;
 
 	raw_spin_lock_irqsave(&box->lock, flags);
-	ret = event->hw.flags & QPIU_HWF_DELIVER;
+	ret = (event->hw.flags & QPIU_HWF_DELIVER) &&
+	      (!throttled || qpiu_sample_throttled(event));
 	raw_spin_unlock_irqrestore(&box->lock, flags);
 	return ret;
 }
@@ -782,17 +795,23 @@ static void qpiu_look_elsewhere_fn(void *info)
 {
 	struct qpiu_box *box = qpiu_elsewhere.box;
 	struct perf_event *event = qpiu_elsewhere.event;
+	bool drop = qpiu_elsewhere.drop;
 	unsigned int us, idx;
 	unsigned long flags;
 	u64 val;
 
 	/* at most a second */
-	for (us = 0; !qpiu_elsewhere_delivering(box, event); us += 5) {
+	for (us = 0; !qpiu_elsewhere_delivering(box, event, drop); us += 5) {
 		if (us >= USEC_PER_SEC) {
 			qpiu_test_elsewhere_ran(false);
 			return;
 		}
 		udelay(5);
+	}
+	if (drop) {
+		qpiu_box_drop_carried(box);
+		qpiu_test_elsewhere_ran(true);
+		return;
 	}
 	raw_spin_lock_irqsave(&box->lock, flags);
 	idx = event->hw.idx;
@@ -818,15 +837,19 @@ static void qpiu_look_elsewhere_fn(void *info)
 static void qpiu_look_elsewhere(struct qpiu_box *box, struct perf_event *event)
 {
 	unsigned int cpu;
+	bool drop = false;
 	u32 ctl;
 
 	ctl = qpiu_test_elsewhere_take();
 	if (!ctl)
+		drop = qpiu_test_elsewhere_drop_take();
+	if (!ctl && !drop)
 		return;
 	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
 	qpiu_elsewhere.box = box;
 	qpiu_elsewhere.event = event;
 	qpiu_elsewhere.ctl = ctl;
+	qpiu_elsewhere.drop = drop;
 	qpiu_elsewhere.csd.func = qpiu_look_elsewhere_fn;
 	qpiu_elsewhere.csd.info = NULL;
 	if (cpu >= nr_cpu_ids ||

@@ -195,6 +195,8 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 			break;
 		}
 	}
+	/* test builds: the throttle's drop on another CPU, as on the other route */
+	qpiu_test_deliver_done();
 	return done;
 }
 
@@ -266,6 +268,11 @@ static unsigned int qpiu_deliver(struct perf_event *event, u64 period, u64 n,
 	/* test builds: hold the window open for a read from another CPU */
 	qpiu_test_deliver_window();
 	stop = qpiu_tp_one(event, &head, regs);
+	/*
+	 * test builds: and after perf's call, for the throttle's drop on
+	 * another CPU, while hw.period_left is still perf's
+	 */
+	qpiu_test_deliver_done();
 	event->attr.freq = 0;
 	hwc->sample_period = sample_period;
 	done = n;

@@ -179,8 +179,6 @@ void qpiu_test_read(const struct perf_event *event)
  * event's counter control (a foreign tool's write), moves the counter by
  * test_elsewhere_events (traffic arriving meanwhile) and runs the box
  * timer's callback, with the read-back due, while the delivery waits.
- * Callbacks so run with the event in perf's hands (the test's proof that
- * it hit the window), and those that did not find it so.
  */
 static unsigned int qpiu_test_elsewhere_ctl;
 module_param_named(test_elsewhere_ctl, qpiu_test_elsewhere_ctl, uint, 0644);
@@ -191,13 +189,36 @@ module_param_named(test_elsewhere_events, qpiu_test_elsewhere_ev, uint, 0644);
 MODULE_PARM_DESC(test_elsewhere_events,
 		 "test builds: and move the counter by this many events");
 
+/*
+ * Or, armed instead of test_elsewhere_ctl: that CPU waits until perf
+ * throttled the event in the reader's delivery and runs the throttle's
+ * drop of carried periods (qpiu_box_drop_carried()) there, while the
+ * reader waits after perf's call, its bracket of the event's period
+ * state not yet undone.
+ */
+static unsigned int qpiu_test_elsewhere_drop;
+module_param_named(test_elsewhere_drop, qpiu_test_elsewhere_drop, uint, 0644);
+MODULE_PARM_DESC(test_elsewhere_drop,
+		 "test builds: the next sample has another CPU run the throttle's drop of carried periods once perf throttled the event");
+
+/*
+ * Runs on that CPU that found the event in perf's hands (and throttled,
+ * for the drop): the test's proof that it hit the window; and those that
+ * did not find it so.
+ */
 static atomic_t qpiu_test_elsewhere_hit = ATOMIC_INIT(0);
 static atomic_t qpiu_test_elsewhere_miss = ATOMIC_INIT(0);
-static atomic_t qpiu_test_elsewhere_busy = ATOMIC_INIT(0);
 module_param_cb(test_elsewhere_ran, &qpiu_test_atomic_ops,
 		&qpiu_test_elsewhere_hit, 0444);
 module_param_cb(test_elsewhere_missed, &qpiu_test_atomic_ops,
 		&qpiu_test_elsewhere_miss, 0444);
+
+/*
+ * Where the reader's delivery waits for the other CPU: before perf's call
+ * (test_elsewhere_ctl) or after it (test_elsewhere_drop); 0: it does not.
+ */
+enum { QPIU_ELSEWHERE_BEFORE = 1, QPIU_ELSEWHERE_AFTER };
+static atomic_t qpiu_test_elsewhere_busy = ATOMIC_INIT(0);
 
 /* The control to write, once; 0: not armed. */
 u32 qpiu_test_elsewhere_take(void)
@@ -205,8 +226,17 @@ u32 qpiu_test_elsewhere_take(void)
 	u32 ctl = xchg(&qpiu_test_elsewhere_ctl, 0);
 
 	if (ctl)
-		atomic_set(&qpiu_test_elsewhere_busy, 1);
+		atomic_set(&qpiu_test_elsewhere_busy, QPIU_ELSEWHERE_BEFORE);
 	return ctl;
+}
+
+/* Whether the throttle's drop is to run elsewhere, once. */
+bool qpiu_test_elsewhere_drop_take(void)
+{
+	if (!xchg(&qpiu_test_elsewhere_drop, 0))
+		return false;
+	atomic_set(&qpiu_test_elsewhere_busy, QPIU_ELSEWHERE_AFTER);
+	return true;
 }
 
 u64 qpiu_test_elsewhere_events(void)
@@ -220,18 +250,29 @@ void qpiu_test_elsewhere_ran(bool hit)
 	atomic_set(&qpiu_test_elsewhere_busy, 0);
 }
 
+/*
+ * Hard interrupt context or interrupts off: a bounded busy wait for the
+ * other CPU's run armed with @where, which itself waits for no more than
+ * a second.
+ */
+static void qpiu_test_elsewhere_wait(int where)
+{
+	unsigned int us = 0;
+
+	while (atomic_read(&qpiu_test_elsewhere_busy) == where &&
+	       us < 2 * USEC_PER_SEC) {
+		udelay(5);
+		us += 5;
+	}
+}
+
 /* hard interrupt context or interrupts off: a bounded busy wait */
 void qpiu_test_deliver_window(void)
 {
 	unsigned int ms = READ_ONCE(qpiu_test_deliver_ms), us = 0;
 	int reads = atomic_read(&qpiu_test_reads_other);
 
-	/* the other CPU's callback, which waits for no more than a second */
-	while (atomic_read(&qpiu_test_elsewhere_busy) && us < 2 * USEC_PER_SEC) {
-		udelay(5);
-		us += 5;
-	}
-	us = 0;
+	qpiu_test_elsewhere_wait(QPIU_ELSEWHERE_BEFORE);
 	if (!ms)
 		return;
 	while (us < ms * USEC_PER_MSEC &&
@@ -241,6 +282,16 @@ void qpiu_test_deliver_window(void)
 	}
 	if (atomic_read(&qpiu_test_reads_other) != reads)
 		atomic_inc(&qpiu_test_deliver_raced);
+}
+
+/*
+ * After perf's call, before the delivery puts the event's period state
+ * back: the other CPU's run armed by test_elsewhere_drop, which needs
+ * perf to have throttled the event first.
+ */
+void qpiu_test_deliver_done(void)
+{
+	qpiu_test_elsewhere_wait(QPIU_ELSEWHERE_AFTER);
 }
 
 /*
