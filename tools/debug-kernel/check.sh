@@ -15,7 +15,8 @@
 #          trixie chroot (first build 80 min here).
 #
 # TIERS="debug rt" (the default) picks them: make check-debug TIERS=rt.
-# Other arguments go to run-vm, after the tier's own (so --tests overrides).
+# Other arguments go to run-vm, after the tier's own (so --tests overrides;
+# in the rt tier it names the tests to boot, one boot each).
 # shellcheck disable=SC2317 # the tiers are called as tier_$t
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -81,12 +82,19 @@ tier_rt() {
 	# limit, the per-CPU bound's hard irq_work) and freeze.sh (perf's
 	# multiplexing hrtimer rotating events through add()/del() under the
 	# box lock) are where an interrupt thread and a hard hrtimer meet.
-	local t rc=0
-	for t in qpi_uncore_sample.sh qpi_uncore_pace.sh qpi_uncore_freeze.sh \
-		 qpi_uncore_life.sh qpi_uncore_takeover.sh; do
+	# --tests "A B" picks some of them, still a boot each.
+	local t rc=0 tests="qpi_uncore_sample.sh qpi_uncore_pace.sh qpi_uncore_freeze.sh
+		qpi_uncore_life.sh qpi_uncore_takeover.sh" args=()
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--tests) tests=$2; shift 2 ;;
+		*) args+=("$1"); shift ;;
+		esac
+	done
+	for t in $tests; do
 		QPI_KO_DIR=$out "$repo/tools/vm/run-vm" --no-build --timeout 5400 \
 			--boot-timeout 240 --env QPI_TEST_TIMEOUT=2400 --mem 2048 \
-			--tests "$t" "$@" || rc=1
+			--tests "$t" "${args[@]}" || rc=1
 	done
 	return "$rc"
 }
