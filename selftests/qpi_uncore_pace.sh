@@ -14,6 +14,7 @@ ktap_plan 10
 P=/tmp/qpipace
 mkdir -p $P
 TR=/sys/kernel/debug/tracing
+TP=/sys/module/qpi_uncore/parameters
 # QPIU_LOOK_SAMPLES in qpi_uncore_look.c
 BUDGET=64
 
@@ -72,6 +73,7 @@ else
 	perf_limits_pin 100000000 || fail "perf's sample rate limit not raised"
 	for stype in 0x100 0x0; do
 		echo > $TR/trace
+		[ -f $TP/test_offered_look_max ] && echo 0 > $TP/test_offered_look_max
 		echo 1 > $TR/events/qpiu/enable
 		qperf <<EOF2
 open t uncore_qpi_1 0x14 socket=1 period=1 stype=$stype single
@@ -87,7 +89,16 @@ EOF2
 			/ emit: / { sub(/.*n=/, ""); c += $1; s += $1; if ($1 > 0) e++ }
 			END { if (c > m) m = c; print m + 0, s + 0, e + 0 }' $TR/trace > $P/look
 		read -r most total emits < $P/look
-		echo "# stype $stype: $(sfield t samples) samples in $emits hand-overs, at most $most a callback"
+		# A kprobe hit while another kprobe's handler runs on that CPU
+		# is missed (kprobe_profile's third column): a missed "look"
+		# joins two callbacks' samples (seen on the PREEMPT_RT lockdep
+		# kernel, 101 = 64 + 37).  The driver's own count of a
+		# callback's samples, where it has one, is exact.
+		echo "# stype $stype: $(sfield t samples) samples in $emits hand-overs, at most $most a callback (kprobes so far: $(awk '{ printf "%s%s %s hits %s missed", n++ ? ", " : "", $1, $2, $3 }' $TR/kprobe_profile))"
+		if [ -f $TP/test_offered_look_max ]; then
+			most=$(cat $TP/test_offered_look_max)
+			echo "# stype $stype: at most $most a callback, the driver's count"
+		fi
 		expect_num "stype $stype: samples" "$(sfield t samples)" 3000
 		expect_num "stype $stype: throttle records" "$(sfield t throttle)" 0
 		expect_num "stype $stype: lost records" "$(sfield t lost)" 0
@@ -239,7 +250,6 @@ fi
 # HZ) + 1 (perf's default limit of a tick and one: enough for it to
 # throttle there); the timer carries the rest to its next callback, del()
 # drops it.  The test build's hooks record the most offered in one call.
-TP=/sys/module/qpi_uncore/parameters
 if [ ! -f $TP/test_offered_look_max ]; then
 	t_skip "backlog_offered_a_bounded_number_a_call" "qpi_uncore built without QPIU_TEST_HOOKS (test_offered_look_max)"
 else
@@ -318,8 +328,11 @@ fi
 
 # perf's limit of a tick is what kernel.perf_event_max_sample_rate says
 # now (perf also lowers it there itself when its NMIs run long), not the
-# default of 100000 a second: at 2000, 8 samples a tick at HZ 250.  Ten
-# bursts of 20 periods, 50 ms apart: the driver must pace to the lowered
+# default of 100000 a second: lowered to 8 samples a tick (2000 at HZ 250,
+# 8000 at HZ 1000).  Ten bursts of 20 periods, 50 ms apart: more than a
+# tick's limit, within the pacing bound (8 ticks' worth, 8 (8 - 1) = 56
+# periods; a burst past it is not paced, and at HZ 1000 a fixed 2000 a
+# second would make the bound 8).  The driver must pace to the lowered
 # limit and carry the rest, so every period gives its sample and perf never
 # throttles.  Once with the limit lowered before the event opens, once
 # while it is open.
@@ -327,16 +340,17 @@ fi
 # waits for it to change (a guard of 10 s against a hang) before the bursts
 TLIM=/sys/module/qpi_uncore/parameters/sample_tick_limit
 t_begin "paced_to_perf_limit_lowered"
+rate=$((8 * $(guest_hz)))
 for when in before while; do
 	if [ $when = before ]; then
-		perf_limits_pin 2000 || fail "perf's sample rate limit not lowered"
+		perf_limits_pin $rate || fail "perf's sample rate limit not lowered"
 	else
 		perf_limits_pin 100000 || fail "perf's sample rate limit not set"
 	fi
 	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
 open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
 mmap s 1024
-sh [ $when = while ] && { l=\$(cat $TLIM); echo 25 > $PERF_PCT; echo 2000 > $PERF_RATE; echo 0 > $PERF_PCT; i=0; while [ \$(cat $TLIM) = \$l ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done; }
+sh [ $when = while ] && { l=\$(cat $TLIM); echo 25 > $PERF_PCT; echo $rate > $PERF_RATE; echo 0 > $PERF_PCT; i=0; while [ \$(cat $TLIM) = \$l ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done; }
 sh echo "# the driver paces to \$(cat $TLIM) samples a tick"
 sh i=0; while [ \$i -lt 10 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=20000' > $DBG/inject; sleep 0.05; i=\$((i + 1)); done
 waitsamples s 200 10
@@ -345,7 +359,9 @@ samples s
 read s
 EOF2
 )
+	echo "$QOUT" | grep '^# the driver paces'
 	echo "$QOUT" | grep '^s samples' | sed "s/^/# limit lowered $when the open: /"
+	expect_num "lowered $when: the driver's limit of a tick" "$(echo "$QOUT" | sed -n 's/^# the driver paces to \([0-9]*\) .*/\1/p')" 8
 	expect_num "lowered $when: samples" "$(sfield s samples)" 200
 	expect_num "lowered $when: throttle records" "$(sfield s throttle)" 0
 	expect_num "lowered $when: periods" "$(sfield s periods)" 200000
@@ -355,8 +371,8 @@ done
 t_end
 
 # perf's limit is per event: a paced event at its limit must hold back no
-# other event of its box.  perf's rate at 5000: L = 20 samples a tick at
-# HZ 250, and the pacing bound is 8 (L - 1) = 152 periods.  a (counter 0,
+# other event of its box.  perf's rate at 20 a tick (5000 at HZ 250):
+# L = 20, and the pacing bound is 8 (L - 1) = 152 periods.  a (counter 0,
 # Rx flits of one class) gets 151 periods, b (another class) 91, in one
 # batch; once a has its first L - 1
 # samples, b gets 69 more.  b's own pacing has taken L - 1 of its periods
@@ -365,9 +381,9 @@ t_end
 # every look's share until its backlog was below 64, and b's grew past
 # the bound and went out unpaced: perf throttled it.
 t_begin "each_paced_event_its_own_budget"
-perf_limits_pin 5000 || fail "perf's sample rate limit not lowered"
 hz=$(guest_hz)
-L=$(( (5000 + hz - 1) / hz ))
+perf_limits_pin $((20 * hz)) || fail "perf's sample rate limit not lowered"
+L=20
 pm=$((8 * (L - 1)))
 na=$((pm - 1)) nb1=$((pm * 6 / 10)) nb2=$((pm - pm * 6 / 10 + 8))
 echo "# HZ $hz, limit $L a tick: a $na periods, b $nb1 then $nb2"
