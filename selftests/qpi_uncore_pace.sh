@@ -61,8 +61,11 @@ if echo "p:qpiu/look qpiu_box_timer" > $TR/kprobe_events 2> /dev/null &&
 fi
 echo "# kprobes: $probes"
 
-# 3000 periods at one look (below the pacing bound, 8 ticks of 399 at
-# HZ 250), perf's sample rate raised so that perf cannot throttle: each
+# 3000 periods at HZ 250 (750 at HZ 1000) at one look: below the pacing
+# bound, 8 ticks' worth at perf's default limit (8 (400 - 1) = 3192 at
+# HZ 250, 8 (100 - 1) = 792 at HZ 1000; past it a backlog goes out
+# unpaced, 401 or 101 a callback), perf's sample rate raised so that perf
+# cannot throttle: each
 # timer callback hands perf at most BUDGET samples and carries the rest
 # over; every period gives its sample, in order, with its period.  With
 # and without PERF_SAMPLE_PERIOD.
@@ -71,6 +74,7 @@ if [ $probes = no ]; then
 else
 	t_begin "look_work_is_bounded"
 	perf_limits_pin 100000000 || fail "perf's sample rate limit not raised"
+	n=$((750000 / $(guest_hz)))
 	for stype in 0x100 0x0; do
 		echo > $TR/trace
 		[ -f $TP/test_offered_look_max ] && echo 0 > $TP/test_offered_look_max
@@ -78,8 +82,8 @@ else
 		qperf <<EOF2
 open t uncore_qpi_1 0x14 socket=1 period=1 stype=$stype single
 mmap t 2048
-inject event socket=1 box=qpi1 event=0x14 count=3000
-waitsamples t 3000 60
+inject event socket=1 box=qpi1 event=0x14 count=$n
+waitsamples t $n 60
 disable t
 samples t
 read t
@@ -90,21 +94,20 @@ EOF2
 			END { if (c > m) m = c; print m + 0, s + 0, e + 0 }' $TR/trace > $P/look
 		read -r most total emits < $P/look
 		# A kprobe hit while another kprobe's handler runs on that CPU
-		# is missed (kprobe_profile's third column): a missed "look"
-		# joins two callbacks' samples (seen on the PREEMPT_RT lockdep
-		# kernel, 101 = 64 + 37).  The driver's own count of a
-		# callback's samples, where it has one, is exact.
+		# is missed (kprobe_profile's third column), and a missed
+		# "look" would join two callbacks' samples.  The driver's own
+		# count of a callback's samples, where it has one, is exact.
 		echo "# stype $stype: $(sfield t samples) samples in $emits hand-overs, at most $most a callback (kprobes so far: $(awk '{ printf "%s%s %s hits %s missed", n++ ? ", " : "", $1, $2, $3 }' $TR/kprobe_profile))"
 		if [ -f $TP/test_offered_look_max ]; then
 			most=$(cat $TP/test_offered_look_max)
 			echo "# stype $stype: at most $most a callback, the driver's count"
 		fi
-		expect_num "stype $stype: samples" "$(sfield t samples)" 3000
+		expect_num "stype $stype: samples" "$(sfield t samples)" $n
 		expect_num "stype $stype: throttle records" "$(sfield t throttle)" 0
 		expect_num "stype $stype: lost records" "$(sfield t lost)" 0
-		expect_num "stype $stype: count" "$(val t)" 3000
-		[ "$stype" = 0x100 ] && expect_num "stype $stype: periods" "$(sfield t periods)" 3000
-		expect_num "stype $stype: samples handed to perf" "$total" 3000
+		expect_num "stype $stype: count" "$(val t)" $n
+		[ "$stype" = 0x100 ] && expect_num "stype $stype: periods" "$(sfield t periods)" $n
+		expect_num "stype $stype: samples handed to perf" "$total" $n
 		[ "$most" -le $BUDGET ] || fail "stype $stype: $most samples in one timer callback, budget $BUDGET"
 	done
 	perf_limits_restore || fail "perf's sample rate limit not restored"
