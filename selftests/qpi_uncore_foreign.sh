@@ -266,7 +266,9 @@ echo 0 > $DBG/socket1/qpi1/foreign_ctl
 until $(settled_cond $Q1 0x00400014); do sleep 0.05; done
 echo 'event socket=1 box=qpi1 event=0x14 count=50' > $DBG/inject
 EOT
-out=$(timeout 60 perf stat -a -x, -e uncore_qpi_1/event=0x14/ \
+# a guard against a hang, not a pace: on the KASAN kernel perf and the
+# read-backs it waits for take over a minute (killed there at 60 s)
+out=$(timeout 600 perf stat -a -x, -e uncore_qpi_1/event=0x14/ \
 	-e uncore_qpi_1/foreign_writes/ -- sh /tmp/foreign.sh 2>&1)
 echo "$out" | sed 's/^/# perf: /'
 line=$(echo "$out" | grep ',uncore_qpi_1/event=0x14/,')
