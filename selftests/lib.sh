@@ -281,6 +281,15 @@ intel_load()
 
 intel_unload() { grep -q '^intel_uncore ' /proc/modules && rmmod intel_uncore; return 0; }
 
+# sfield NAME FIELD: a field of the last of qpiperf's "NAME samples=..."
+# lines in $QOUT
+sfield()
+{
+	echo "$QOUT" | awk -v n="$1" -v f="$2" '$1 == n && $2 ~ /^samples=/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v = kv[2] } }
+		END { print v }'
+}
+
 # qperf: run qpiperf on the script given on stdin; output in $QOUT
 qperf()
 {

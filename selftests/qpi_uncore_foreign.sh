@@ -532,9 +532,6 @@ EOT
 	echo "# hook $1: offered perf ${offered:-?}, at most $most in one callback"
 }
 
-# sf FIELD: a field of the last "s samples=..." line
-sf() { echo "$QOUT" | grep '^s samples=' | tail -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-
 t_begin "drop_on_another_cpu_leaves_a_delivery_alone"
 qpiu_unload
 expect_ok "load qpi_uncore" qpiu_load foreign_check_ms=10
@@ -544,8 +541,8 @@ if echo "p:qpiu/emit qpiu_sample_emit n=%dx:u64" > $TR/kprobe_events 2> /dev/nul
 fi
 perf_limits_pin 2000 || fail "perf's sample rate limit not lowered"
 drop_burst 0
-ref_samples=$(sf samples) ref_periods=$(sf periods)
-ref_throttle=$(sf throttle) ref_unthrottle=$(sf unthrottle)
+ref_samples=$(sfield s samples) ref_periods=$(sfield s periods)
+ref_throttle=$(sfield s throttle) ref_unthrottle=$(sfield s unthrottle)
 ref_count=$(val s) ref_offered=$offered ref_most=$most
 L=$(cat $TLIM)
 echo "# the driver paces to $L samples a tick; kprobes: $probes"
@@ -561,10 +558,10 @@ expect_eq "count" "$(val s)" 2005000
 expect_num "reference: periods" "$ref_periods" $((ref_samples * 1000))
 expect_num "reference: throttle records" "$ref_throttle" 1
 expect_num "reference: unthrottle records" "$ref_unthrottle" 1
-expect_num "samples" "$(sf samples)" "$ref_samples"
-expect_num "periods" "$(sf periods)" "$ref_periods"
-expect_num "throttle records" "$(sf throttle)" 1
-expect_num "unthrottle records" "$(sf unthrottle)" 1
+expect_num "samples" "$(sfield s samples)" "$ref_samples"
+expect_num "periods" "$(sfield s periods)" "$ref_periods"
+expect_num "throttle records" "$(sfield s throttle)" 1
+expect_num "unthrottle records" "$(sfield s unthrottle)" 1
 expect_num "most offered in one callback" "$most" "$ref_most"
 if [ $probes = yes ]; then
 	echo > $TR/kprobe_events

@@ -25,14 +25,6 @@ expect_ok "load qpi_uncore" qpiu_load
 r0=$(socket_reader uncore_qpi_0 0)
 other=$(cpulist "$(cat /sys/devices/system/cpu/online)" | tr , '\n' | grep -vx "$r0" | head -n 1)
 
-# sfield NAME FIELD: a field of qpiperf's "NAME samples=..." line (the last)
-sfield()
-{
-	echo "$QOUT" | awk -v n="$1" -v f="$2" '$1 == n && $2 ~ /^samples=/ {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v = kv[2] } }
-		END { print v }'
-}
-
 # guest_hz: HZ, from jiffies against the kernel's clock (timer_list's "now
 # at", in the same read) over a second or more, to the nearest of the
 # values Kconfig offers

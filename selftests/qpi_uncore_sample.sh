@@ -58,14 +58,6 @@ sum2() { awk '{ s += $2 } END { print s + 0 }'; }
 
 inj() { echo "$*" > "$DBG/inject"; }
 
-# sfield NAME FIELD: a field of qpiperf's "NAME samples=..." line
-sfield()
-{
-	echo "$QOUT" | awk -v n="$1" -v f="$2" '$1 == n && $2 ~ /^samples=/ {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == f) v = kv[2] } }
-		END { print v }'
-}
-
 # wfield NAME FIELD: a field of qpiperf's "NAME watch reads=..." line
 wfield()
 {
