@@ -245,32 +245,35 @@ sparse_check() {
 # below, until none is left: the lanes end close together whatever the
 # machine's speed, and a chain that runs late only delays its own lane.
 #
-# Each guest stage's seconds in make check, as CI's 2-core machine ran them
-# at a86ee10 (51 minutes, the two lanes side by side), before the guests
-# booted with mitigations=off and sample.sh recorded without the build-id
-# pass, which took a fifth to a quarter off each.  Only their order
-# matters much: when the table make check prints shows a stage a minute
-# off, put its time here.
+# Each guest stage's seconds in make check, as CI's 2-core machine ran
+# them at 363f6bf (three lanes, 2134 s in all).  Only their order matters
+# much: when the table make check prints shows a stage a minute off, put
+# its time here.
 stage_seconds='
-k-7.3-snbep 902
-vm-ivbep-2s 798
-vm-snbep-2s 724
-k-7.3-rt-snbep 687
-k-7.2-snbep 546
-k-6.12-snbep 486
-k-5.10-snbep 367
-k-7.3-ivbep 273
-vm-bdx 262
-vm-hswep 212
-prometheus 163
-vm-snbep-4s 79
-vm-hswep-4s 41
-k-7.3-rt-ivbep 36
-k-7.2-ivbep 30
-k-6.12-ivbep 26
-k-5.10-ivbep 25
-vm-nhmex 16
-vm-snbep-hv 14
+k-7.3-snbep 976
+vm-ivbep-2s 814
+vm-snbep-2s 704
+k-7.3-rt-snbep 668
+k-7.2-snbep 518
+k-6.12-snbep 466
+k-5.10-snbep 354
+vm-bdx 251
+k-7.3-ivbep 236
+vm-hswep 203
+prometheus 151
+vm-snbep-4s 119
+vm-hswep-4s 66
+k-5.10-dkms 46
+k-7.3-dkms 40
+k-7.3-rt-ivbep 37
+k-6.12-dkms 37
+k-7.2-dkms 36
+vm-nhmex 34
+k-7.2-ivbep 34
+k-6.12-ivbep 32
+k-5.10-ivbep 32
+vm-snbep-hv 24
+k-7.3-rt-dkms 18
 '
 
 # seconds NAME: the table's figure, else one by the stage's kind
@@ -417,8 +420,31 @@ timing() {
 	echo "# all: $((EPOCHSECONDS - start)) s"
 }
 
+# failures: each failing stage's failed results again, with the lines
+# their cases printed through fail() ("# NAME: why"), so that the tail of
+# the output, which is all CI keeps of a long run, says what failed.
+failures() {
+	local st
+	for st in "${failed[@]}"; do
+		echo "# ==== failures: $st"
+		awk 'FNR == NR {
+			if (match($0, /not ok [0-9]+ [^ ]+/)) {
+				split(substr($0, RSTART, RLENGTH), w, " ")
+				bad[w[4]] = 1
+			}
+			next
+		}
+		/not ok/ { print; next }
+		{
+			for (n in bad)
+				if (index($0, "# " n ": ")) { print; next }
+		}' "$out/$st.log" "$out/$st.log" | head -n 40
+	done
+}
+
 summary() {
 	timing
+	failures
 	echo "# ==== summary"
 	[[ ${#failed[@]} == 0 ]] || echo "# failing stages: ${failed[*]}"
 	if [[ $skip != 0 ]]; then
