@@ -55,6 +55,7 @@
 #include <linux/perf_event.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,7 +397,12 @@ static void cmd_samples(char *name)
 	print_samples(name, e, -1);
 }
 
-static void cmd_waitsamples(char *args)
+/*
+ * waitsamples and waitunthrottle: consume @args' event's ring buffer until
+ * it held N samples (or N UNTHROTTLE records, @unthrottle) in all, or SECS
+ * passed.
+ */
+static void wait_records(char *args, const char *cmd, bool unthrottle)
 {
 	char *name = strtok(args, " "), *num = strtok(NULL, " ");
 	char *secs = strtok(NULL, " ");
@@ -407,7 +413,7 @@ static void cmd_waitsamples(char *args)
 	uint64_t n;
 
 	if (!name || !num) {
-		printf("? usage: waitsamples NAME N [SECS]\n");
+		printf("? usage: %s NAME N [SECS]\n", cmd);
 		return;
 	}
 	e = find(name);
@@ -415,12 +421,23 @@ static void cmd_waitsamples(char *args)
 		return;
 	n = strtoull(num, NULL, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (consume(e); e->samples < n && polls-- > 0; consume(e))
+	for (consume(e); (unthrottle ? e->unthrottle : e->samples) < n &&
+	     polls-- > 0; consume(e))
 		usleep(1000);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	waited = (t1.tv_sec - t0.tv_sec) * 1000000LL +
 		 (t1.tv_nsec - t0.tv_nsec) / 1000;
 	print_samples(name, e, waited);
+}
+
+static void cmd_waitsamples(char *args)
+{
+	wait_records(args, "waitsamples", false);
+}
+
+static void cmd_waitunthrottle(char *args)
+{
+	wait_records(args, "waitunthrottle", true);
 }
 
 /* @e's enabled time: the second word of either read format */
@@ -585,6 +602,8 @@ int main(void)
 			cmd_samples(rest);
 		} else if (!strcmp(cmd, "waitsamples")) {
 			cmd_waitsamples(rest);
+		} else if (!strcmp(cmd, "waitunthrottle")) {
+			cmd_waitunthrottle(rest);
 		} else if (!strcmp(cmd, "waitoff")) {
 			cmd_waitoff(rest);
 		} else if (!strcmp(cmd, "watch")) {

@@ -309,6 +309,7 @@ void qpiu_test_deliver_done(void);
 void qpiu_test_offered(bool last, unsigned int n);
 void qpiu_test_foreign_checked(void);
 void qpiu_test_offered_sync(void);
+bool qpiu_test_looks_held(void);
 u32 qpiu_test_elsewhere_take(void);
 bool qpiu_test_elsewhere_drop_take(void);
 u64 qpiu_test_elsewhere_events(void);
@@ -325,6 +326,7 @@ static inline void qpiu_test_deliver_done(void) { }
 static inline void qpiu_test_offered(bool last, unsigned int n) { }
 static inline void qpiu_test_foreign_checked(void) { }
 static inline void qpiu_test_offered_sync(void) { }
+static inline bool qpiu_test_looks_held(void) { return false; }
 #endif
 
 /* qpi_uncore_reject.c */

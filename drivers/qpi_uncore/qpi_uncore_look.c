@@ -885,6 +885,10 @@ static u64 qpiu_box_look(struct qpiu_box *box)
 		raw_spin_unlock_irqrestore(&box->lock, flags);
 		return U64_MAX;
 	}
+	if (qpiu_test_looks_held()) {
+		raw_spin_unlock_irqrestore(&box->lock, flags);
+		return NSEC_PER_MSEC;
+	}
 	next = box->fold_ns;
 	if (box->n_sampling) {
 		nr = qpiu_box_collect(box, due, seen, &stopped, &paced,

@@ -359,6 +359,23 @@ void qpiu_test_offered(bool last, unsigned int n)
 	local_irq_restore(flags);
 }
 
+/*
+ * While set, a box timer callback looks at nothing and comes back a
+ * millisecond later: a test injects a backlog and has the next del() find
+ * all of it, however long the host keeps the test's vCPU from its next
+ * step.  The box's events keep counting; folds wait too, which a test
+ * that holds for a few milliseconds can afford.
+ */
+static bool qpiu_test_hold_looks;
+module_param_named(test_hold_looks, qpiu_test_hold_looks, bool, 0644);
+MODULE_PARM_DESC(test_hold_looks,
+		 "test builds: box timers look at nothing while set");
+
+bool qpiu_test_looks_held(void)
+{
+	return READ_ONCE(qpiu_test_hold_looks);
+}
+
 /* No irq_work of the hooks left queued (the module's last sampling event). */
 void qpiu_test_offered_sync(void)
 {
