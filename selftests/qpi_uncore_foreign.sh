@@ -485,9 +485,10 @@ t_end
 # Once so, for reference, and once with the test hook having another CPU,
 # once perf throttled the event, run the drop while the reader waits after
 # perf's call: the same samples, periods, records and most offered in one
-# callback, the count exact.  A kprobe sums the samples offered perf (qpiu_sample_emit()'s n): the
-# burst's first callback's (test_offered_look_max) and 5, whether a look
-# came before perf's tick or after.
+# callback, the count exact.  A kprobe sums the samples offered perf
+# (qpiu_sample_emit()'s n): the burst's first callback's
+# (test_offered_look_max) and 5, whether a look came before perf's tick or
+# after.
 DROP=/sys/module/qpi_uncore/parameters/test_elsewhere_drop
 TLIM=/sys/module/qpi_uncore/parameters/sample_tick_limit
 TR=/sys/kernel/debug/tracing
