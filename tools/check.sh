@@ -421,8 +421,9 @@ timing() {
 }
 
 # failures: each failing stage's failed results again, with the lines
-# their cases printed through fail() ("# NAME: why"), so that the tail of
-# the output, which is all CI keeps of a long run, says what failed.
+# their cases printed through fail() ("# NAME: why") and run-vm's word of
+# a guest that hung or died, so that the tail of the output, which is all
+# CI keeps of a long run, says what failed.
 failures() {
 	local st
 	for st in "${failed[@]}"; do
@@ -434,7 +435,9 @@ failures() {
 			}
 			next
 		}
-		/not ok/ { print; next }
+		/^# selftests: / { running = $0 }
+		/run-vm: TIMEOUT/ && running { print running " (running at the timeout)" }
+		/not ok|run-vm: (TIMEOUT|hang:|guest did not)/ { print; next }
 		{
 			for (n in bad)
 				if (index($0, "# " n ": ")) { print; next }
