@@ -334,7 +334,9 @@ t_end
 # keeps a throttled group counting).  A foreign_writes member must keep
 # the episode counted before that start: nothing reads it in between.
 # The pinned sampling leader is marked, never refused, so the group stays
-# scheduled throughout.  Older kernels throttle only the leader.
+# scheduled throughout.  Older kernels throttle only the leader.  The test
+# waits for the UNTHROTTLE record (a guard of 10 s), not a fixed time: the
+# reader's vCPU may not run for a while on a busy host.
 t_begin "foreign_writes_kept_across_unthrottle"
 dmesg_mark
 qperf <<EOT
@@ -346,8 +348,7 @@ $(wait_for "[ \$(cat $PMUS/uncore_qpi_1/$FW) -ge 1 ]")
 sh echo 0 > $DBG/socket1/qpi1/foreign_ctl
 $(wait_for "[ \$($QPICFG $Q1 rd $CTL0) != 0x00400200 ]")
 inject event socket=1 box=qpi1 event=0x14 count=100000
-sh sleep 0.5
-samples s
+waitunthrottle s 1 10
 gread s
 EOT
 line=$(echo "$QOUT" | grep '^s samples=')

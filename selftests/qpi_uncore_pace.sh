@@ -338,7 +338,10 @@ fi
 # 8000 at HZ 1000).  Ten bursts of 20 periods, 50 ms apart: more than a
 # tick's limit, within the pacing bound (8 ticks' worth, 8 (8 - 1) = 56
 # periods; a burst past it is not paced, and at HZ 1000 a fixed 2000 a
-# second would make the bound 8).  The driver must pace to the lowered
+# second would make the bound 8).  Each burst waits for the last one's
+# samples (a guard of 10 s), as in idle_bursts: bursts 50 ms apart
+# whatever the reader did would pile up past the bound whenever the host
+# kept the reader's vCPU from running for a few ticks.  The driver must pace to the lowered
 # limit and carry the rest, so every period gives its sample and perf never
 # throttles.  Once with the limit lowered before the event opens, once
 # while it is open.
@@ -358,15 +361,19 @@ open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
 mmap s 1024
 sh [ $when = while ] && { l=\$(cat $TLIM); echo 25 > $PERF_PCT; echo $rate > $PERF_RATE; echo 0 > $PERF_PCT; i=0; while [ \$(cat $TLIM) = \$l ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done; }
 sh echo "# the driver paces to \$(cat $TLIM) samples a tick"
-sh i=0; while [ \$i -lt 10 ]; do echo 'event socket=0 box=qpi0 event=0x14 count=20000' > $DBG/inject; sleep 0.05; i=\$((i + 1)); done
-waitsamples s 200 10
+$(i=1; while [ $i -le 10 ]; do
+	echo "inject event socket=0 box=qpi0 event=0x14 count=20000"
+	echo "waitsamples s $((20 * i)) 10"
+	echo "sh sleep 0.05"
+	i=$((i + 1))
+done)
 disable s
 samples s
 read s
 EOF2
 )
 	echo "$QOUT" | grep '^# the driver paces'
-	echo "$QOUT" | grep '^s samples' | sed "s/^/# limit lowered $when the open: /"
+	echo "$QOUT" | grep '^s samples' | tail -n 2 | sed "s/^/# limit lowered $when the open: /"
 	expect_num "lowered $when: the driver's limit of a tick" "$(echo "$QOUT" | sed -n 's/^# the driver paces to \([0-9]*\) .*/\1/p')" 8
 	expect_num "lowered $when: samples" "$(sfield s samples)" 200
 	expect_num "lowered $when: throttle records" "$(sfield s throttle)" 0

@@ -342,6 +342,11 @@ t_end
 # sample that reaches the limit is perf_event_overflow()'s return of 1).
 # 10 periods arrive at one look: exactly N samples, with and without
 # PERF_SAMPLE_PERIOD, nothing while disabled, N more after a refresh.
+# Each step waits for the samples and for perf's disable (from irq_work,
+# after the look), guards of 10 s against a hang: on a busy host a look
+# or the disable may come late, and traffic injected before them would
+# be counted, or a refresh undone.  0.1 s more after each wait, for a
+# sample that must not come.
 t_begin "refresh_limit_gives_exactly_n_samples"
 qperf <<EOF2
 open p uncore_qpi_1 0x14 socket=0 period=1000 stype=0x100 single disabled
@@ -351,7 +356,10 @@ mmap q
 refresh p 3
 refresh q 3
 inject event socket=0 box=qpi1 event=0x14 count=10000
-sh sleep 0.1
+waitsamples p 3 10
+waitsamples q 3 10
+waitoff p 10
+waitoff q 10
 inject event socket=0 box=qpi1 event=0x14 count=10000
 sh sleep 0.1
 samples p
@@ -361,6 +369,10 @@ read q
 refresh p 2
 refresh q 2
 inject event socket=0 box=qpi1 event=0x14 count=5000
+waitsamples p 5 10
+waitsamples q 5 10
+waitoff p 10
+waitoff q 10
 sh sleep 0.1
 samples p
 samples q
@@ -500,16 +512,31 @@ else
 fi
 t_end
 
+# Only a box timer look before the removal can write the samples: the
+# removal stops the box, and the close writes nothing for a dead box.  So
+# the workload waits for a look that offered them (looked N), not a fixed
+# time: with no traffic before, the next look can be 100 ms away, and on a
+# busy host later still.
+OFFERED=/sys/module/qpi_uncore/parameters/test_offered_look_max
+# looked_reset: shell text that resets the test build's record of the most
+# samples one box timer callback offered perf; looked N: shell text that
+# waits until that record reaches N (a guard of 20 s), or 0.1 s without
+# the test build's hooks
+looked_reset="[ -f $OFFERED ] && echo 0 > $OFFERED"
+looked()
+{
+	echo "if [ -f $OFFERED ]; then i=0; until [ \$(cat $OFFERED) -ge $1 ] || [ \$i -ge 400 ]; do sleep 0.05; i=\$((i + 1)); done; else sleep 0.1; fi"
+}
 t_begin "removal_while_sampling"
 dev=$(qpi_bdf 0 1)
 perf record -q -a -B -o $P/m.data -e uncore_qpi_1/clockticks/ -c 1000000 -- \
-	sh -c "echo 'event socket=0 box=qpi1 event=0x14 count=2000000' > $DBG/inject; sleep 0.1;
+	sh -c "$looked_reset; echo 'event socket=0 box=qpi1 event=0x14 count=2000000' > $DBG/inject; $(looked 2);
 	       echo 1 > /sys/bus/pci/devices/$dev/remove; sleep 0.1" > $P/m.out 2>&1 ||
 	fail "perf record: $(tail -n 3 $P/m.out)"
 expect_num "samples before the removal" "$(nsamples $P/m.data)" 2
 # the model goes away under a sampling event
 perf record -q -a -B -o $P/n.data -e uncore_qpi_0/clockticks/ -c 1000000 -- \
-	sh -c "echo 'event socket=0 box=qpi0 event=0x14 count=1000000' > $DBG/inject; sleep 0.1;
+	sh -c "$looked_reset; echo 'event socket=0 box=qpi0 event=0x14 count=1000000' > $DBG/inject; $(looked 1);
 	       rmmod qpisim; sleep 0.1" > $P/n.out 2>&1 ||
 	fail "perf record: $(tail -n 3 $P/n.out)"
 expect_num "samples before unload" "$(nsamples $P/n.data)" 1
@@ -655,8 +682,7 @@ sh echo clear > $DBG/log
 inject event socket=0 box=r3qpi0 event=0x01 count=1500
 enable y
 sh cat $DBG/log > $P/carried.log; cat $R3/regs > $P/carried.regs
-sh sleep 0.3
-samples x
+waitsamples x 1 10
 $moved_tail
 EOF2
 	grep -i " $rb " $P/carried.log | grep -qE "where=0x0a[04] " || break

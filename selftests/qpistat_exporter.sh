@@ -102,10 +102,17 @@ expect_eq "first remedy" "$(echo "$out" | sed -n 3p)" \
 	"    sudo setcap cap_perfmon+ep $(readlink -f "$QPISTAT")  (anyone who can run it gets it)"
 echo "$out" | tail -n 2 | grep -qF "sudo sysctl kernel.perf_event_paranoid=0 (it is 2)" ||
 	fail "paranoid value not named last: $out"
+# nc must hold the port before qpistat tries it: wait until the port
+# listens (/proc/net/tcp, 9102 = 0x238E, state 0A; a guard of 10 s), and
+# keep qpistat from serving for good should it get the port all the same
 nc -l -p 9102 < /dev/null > /dev/null 2>&1 &
 busy=$!
-sleep 0.3
-out=$("$QPISTAT" --listen 127.0.0.1:9102 2>&1)
+i=0
+until grep -q ':238E 00000000:0000 0A' /proc/net/tcp || [ $i -ge 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+out=$(timeout 30 "$QPISTAT" --listen 127.0.0.1:9102 2>&1)
 expect_num "exit status with the port taken" $? 1
 expect_eq "port taken" "$out" "qpistat: cannot listen on 127.0.0.1:9102: Address already in use"
 kill "$busy" 2> /dev/null
@@ -277,12 +284,21 @@ expect_eq "CapEff of --textfile" "$(awk '/^CapEff:/ { print $2 }' "/proc/$tpid/s
 	0000000000000000
 ctl inject2
 steady "$QPI_ACK_PORT2"
-sleep 1
-for want in "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 64))" \
-	"qpi_tx_bytes_total{socket=\"0\",port=\"0\"} $((TX_RATE * SECS * 64))" \
-	"qpi_rx_flits_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 9))"; do
-	grep -qxF "$want" "$TEXTFILE_DIR/qpi.prom" || fail "no line '$want' in the file"
+# qpistat rewrites the file every 500 ms: wait for one with every line
+# wanted (a guard of 30 s), however late the guest runs it
+i=0
+while :; do
+	miss=
+	for want in "qpi_rx_bytes_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 64))" \
+		"qpi_tx_bytes_total{socket=\"0\",port=\"0\"} $((TX_RATE * SECS * 64))" \
+		"qpi_rx_flits_total{socket=\"0\",port=\"0\"} $((RX_RATE * SECS * 9))"; do
+		grep -qxF "$want" "$TEXTFILE_DIR/qpi.prom" || { miss=$want; break; }
+	done
+	[ -z "$miss" ] || [ $i -ge 300 ] && break
+	sleep 0.1
+	i=$((i + 1))
 done
+[ -z "$miss" ] || fail "no line '$miss' in the file"
 t_end
 
 t_begin "textfile_ends_cleanly"
