@@ -106,6 +106,20 @@ EOF2
 	t_end
 fi
 
+# bursts N: qpiperf lines for ten bursts of N periods of 1000 on socket
+# 0's port 0, sampled by "s", each 50 ms after the last one's samples
+# were written (a guard of 10 s against a hang)
+bursts()
+{
+	i=1
+	while [ $i -le 10 ]; do
+		echo "inject event socket=0 box=qpi0 event=0x14 count=$(($1 * 1000))"
+		echo "waitsamples s $(($1 * i)) 10"
+		echo "sh sleep 0.05"
+		i=$((i + 1))
+	done
+}
+
 # idle_bursts STYPE: ten bursts of 300 periods of 1000 on socket 0's port
 # 0, each 50 ms after the last one's samples were written, sampled with
 # sample_type STYPE by qpiperf on $other (not the reader); its output in
@@ -125,12 +139,7 @@ idle_bursts()
 	QOUT=$(taskset -c "$other" "$HERE/qpiperf" <<EOF2
 open s uncore_qpi_0 0x14 socket=0 period=1000 stype=$1 single
 mmap s 1024
-$(i=1; while [ $i -le 10 ]; do
-	echo "inject event socket=0 box=qpi0 event=0x14 count=300000"
-	echo "waitsamples s $((300 * i)) 10"
-	echo "sh sleep 0.05"
-	i=$((i + 1))
-done)
+$(bursts 300)
 disable s
 samples s
 read s
@@ -361,12 +370,7 @@ open s uncore_qpi_0 0x14 socket=0 period=1000 stype=0x100 single
 mmap s 1024
 sh [ $when = while ] && { l=\$(cat $TLIM); echo 25 > $PERF_PCT; echo $rate > $PERF_RATE; echo 0 > $PERF_PCT; i=0; while [ \$(cat $TLIM) = \$l ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done; }
 sh echo "# the driver paces to \$(cat $TLIM) samples a tick"
-$(i=1; while [ $i -le 10 ]; do
-	echo "inject event socket=0 box=qpi0 event=0x14 count=20000"
-	echo "waitsamples s $((20 * i)) 10"
-	echo "sh sleep 0.05"
-	i=$((i + 1))
-done)
+$(bursts 20)
 disable s
 samples s
 read s
