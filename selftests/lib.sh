@@ -290,6 +290,14 @@ sfield()
 		END { print v }'
 }
 
+# wait_text COND: shell text that waits until COND holds, polled every
+# 50 ms (a guard of 30 s against a hang, not a measurement: it then
+# prints "sh error: timeout: COND")
+wait_text() { echo "i=0; until $1; do [ \$i -ge 600 ] && { echo 'sh error: timeout: $1'; break; }; i=\$((i + 1)); sleep 0.05; done"; }
+
+# wait_for COND: the same as a "sh" line for qpiperf
+wait_for() { echo "sh $(wait_text "$1")"; }
+
 # qperf: run qpiperf on the script given on stdin; output in $QOUT
 qperf()
 {

@@ -51,10 +51,6 @@ all_fw()
 	done
 }
 
-# "sh" lines for qpiperf: wait until COND holds (a guard of 30 s against a
-# hang, not a measurement)
-wait_for() { echo "sh i=0; until $1; do [ \$i -ge 600 ] && { echo 'sh error: timeout: $1'; break; }; i=\$((i + 1)); sleep 0.05; done"; }
-
 # a "sh" line for qpiperf: wait until the function at BDF $1 counts with
 # control $2 again, after perf was made to schedule its marked events again
 # and its rotation put them back, so that traffic reaches every event.  A

@@ -520,12 +520,12 @@ t_end
 OFFERED=/sys/module/qpi_uncore/parameters/test_offered_look_max
 # looked_reset: shell text that resets the test build's record of the most
 # samples one box timer callback offered perf; looked N: shell text that
-# waits until that record reaches N (a guard of 20 s), or 0.1 s without
+# waits until that record reaches N (lib.sh's wait_text), or 0.1 s without
 # the test build's hooks
 looked_reset="[ -f $OFFERED ] && echo 0 > $OFFERED"
 looked()
 {
-	echo "if [ -f $OFFERED ]; then i=0; until [ \$(cat $OFFERED) -ge $1 ] || [ \$i -ge 400 ]; do sleep 0.05; i=\$((i + 1)); done; else sleep 0.1; fi"
+	echo "if [ -f $OFFERED ]; then $(wait_text "[ \$(cat $OFFERED) -ge $1 ]"); else sleep 0.1; fi"
 }
 t_begin "removal_while_sampling"
 dev=$(qpi_bdf 0 1)
